@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/engine"
+	"github.com/huimemory/huimemory/internal/render"
+)
+
+func (a *app) addCmd() *cobra.Command {
+	var m core.Message
+	var role, at string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "add --session S --role R [--speaker NAME] [--time T] [--namespace NS] TEXT",
+		Short: "Add one message (TEXT, or - to read it from stdin)",
+		Args:  minimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m.Role = core.Role(strings.ToLower(role))
+			m.Text = strings.Join(args, " ")
+			if m.Text == "-" {
+				b, err := io.ReadAll(a.stdin)
+				if err != nil {
+					return fmt.Errorf("reading stdin: %w", err)
+				}
+				m.Text = strings.TrimSuffix(string(b), "\n")
+			}
+			m.Time = time.Now()
+			if at != "" {
+				t, err := parseTimeFlag("--time", at, time.Local)
+				if err != nil {
+					return err
+				}
+				m.Time = t
+			}
+			if err := m.Validate(); err != nil {
+				return usageError{fmt.Errorf("add: %w", err)}
+			}
+			e, _, err := a.open(cmd.Context(), engine.Options{})
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			res, err := e.Ingest(cmd.Context(), []core.Message{m})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return render.JSON(a.stdout, res)
+			}
+			if res.Added == 0 {
+				fmt.Fprintln(a.stdout, "already stored")
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "added to session %s (%d chunks written)\n", m.Session, res.Chunks)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&m.Session, "session", "", "session id (required)")
+	f.StringVar(&role, "role", "", "user, assistant or system")
+	f.StringVar(&m.Speaker, "speaker", "", "speaker name")
+	f.StringVar(&at, "time", "", "time of the message, RFC 3339 or 2006-01-02 15:04 (default now)")
+	f.StringVarP(&m.Namespace, "namespace", "n", "", "namespace")
+	f.StringVar(&m.Ref, "ref", "", "external reference kept with the message")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmd.MarkFlagRequired("session")
+	return cmd
+}

@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/internal/synth"
+)
+
+// benchSizes are the corpus sizes, in chunks, the benchmarks step through.
+// 100k runs only with HUIMEM_BENCH_LARGE=1: building it takes minutes.
+func benchSizes() []int {
+	sizes := []int{1000, 10000}
+	if os.Getenv("HUIMEM_BENCH_LARGE") != "" {
+		sizes = append(sizes, 100000)
+	}
+	return sizes
+}
+
+var benchStart = time.Date(2025, 12, 1, 9, 0, 0, 0, cst)
+
+// BenchmarkIngest measures ingest throughput into a fresh home, in one
+// batch of n exchange pairs (n chunks).
+func BenchmarkIngest(b *testing.B) {
+	for _, n := range benchSizes() {
+		msgs := synth.Corpus(synth.Options{Seed: 42, Pairs: n, Start: benchStart})
+		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				e := openTest(b)
+				b.StartTimer()
+				if _, err := e.Ingest(b.Context(), msgs); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				e.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "chunks/s")
+		})
+	}
+}
+
+// BenchmarkIngestAppend measures adding one exchange pair to a home that
+// already holds n chunks, as a live agent does turn by turn.
+func BenchmarkIngestAppend(b *testing.B) {
+	for _, n := range benchSizes() {
+		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
+			e := benchHome(b, n)
+			at := benchStart.Add(400 * 24 * time.Hour)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t := at.Add(time.Duration(i) * time.Minute)
+				_, err := e.Ingest(b.Context(), []core.Message{
+					msg("live", t, core.RoleUser, fmt.Sprintf("live question %d about the deploy budget", i)),
+					msg("live", t.Add(time.Second), core.RoleAssistant, fmt.Sprintf("live answer %d", i)),
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+var benchHomes = map[int]string{}
+
+// benchHome opens a home holding n chunks, built once per process.
+func benchHome(b *testing.B, n int) *Engine {
+	b.Helper()
+	home, ok := benchHomes[n]
+	if !ok {
+		var err error
+		home, err = os.MkdirTemp("", "huimem-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		e := openHome(b, home)
+		msgs := synth.Corpus(synth.Options{Seed: 42, Pairs: n, Start: benchStart})
+		for i := 0; i < len(msgs); i += 20000 {
+			if _, err := e.Ingest(b.Context(), msgs[i:min(i+20000, len(msgs))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		e.Close()
+		benchHomes[n] = home
+	}
+	// Copies would cost minutes at 100k; the benchmarks that write use
+	// their own session, so sharing the home is harmless.
+	return openHome(b, home)
+}
+
+var resultSink *core.Results
+
+// BenchmarkRecall measures recall latency: a plain query over the whole
+// corpus, and the same query scoped to one week.
+func BenchmarkRecall(b *testing.B) {
+	for _, n := range benchSizes() {
+		e := benchHome(b, n)
+		week := benchStart.Add(21 * 24 * time.Hour)
+		week = time.Date(week.Year(), week.Month(), week.Day()-int(week.Weekday()+6)%7, 0, 0, 0, 0, cst)
+		for _, tt := range []struct {
+			name string
+			q    core.Query
+		}{
+			{"plain", core.Query{Text: "what was the budget for the hotel trip"}},
+			{"week", core.Query{Text: "what was the budget for the hotel trip", Since: week, Before: week.Add(7 * 24 * time.Hour)}},
+			{"context", core.Query{Text: "kyoto temple garden " + synth.ZhWord(40), Context: 2}},
+		} {
+			b.Run(fmt.Sprintf("chunks=%d/%s", n, tt.name), func(b *testing.B) {
+				var err error
+				resultSink, err = e.Recall(b.Context(), tt.q) // warm the caches
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if resultSink, err = e.Recall(b.Context(), tt.q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		b.Run(fmt.Sprintf("chunks=%d/by-id", n), func(b *testing.B) {
+			r, _ := e.Recall(b.Context(), core.Query{Text: "budget"})
+			id := r.Hits[0].ID
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.RecallByID(b.Context(), "", id, 2); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		e.Close()
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, home := range benchHomes {
+		os.RemoveAll(home)
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,22 @@
+// Package engine is HuiMemory's memory engine: it ingests messages, cuts
+// them into turn chunks with stable anchors, keeps them in the store, the
+// full-text index and the vector cache, and recalls them by keyword, meaning
+// and time.
+//
+// An [Engine] owns one home directory:
+//
+//	<home>/huimem.db      the store, the source of truth (core/store)
+//	<home>/index/         the bleve index, derived from the store (core/index)
+//	<home>/sessions/      markdown transcripts, derived from the store (archive)
+//
+// Writes go to the store first, in one transaction per ingested file, which
+// also queues the changed chunks in an outbox. The outbox is then applied
+// to the index. If the process dies between the two, [Open] finds the index
+// behind the store and replays the outbox, or rebuilds the index when it is
+// missing or damaged, before any recall can run. Recall never reads an index
+// that is known to be stale.
+//
+// An Engine is safe for concurrent use by several goroutines. Writes are
+// serialised; recalls run in parallel with each other and with writes.
+// Another process that opens the same home gets core.ErrLocked.
+package engine

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/huimemory/huimemory/chunkers"
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/index"
+	"github.com/huimemory/huimemory/core/store"
+	"github.com/huimemory/huimemory/core/vector"
+	"github.com/huimemory/huimemory/plugins/embedder/hash"
+)
+
+// Options supply the engine's parts. Nil parts are built in-process from
+// the configuration's built-in names.
+type Options struct {
+	Embedder   core.Embedder
+	Chunker    core.Chunker
+	Extractors []core.Extractor
+	// ExtractorNames label the extractors' output; parallel to Extractors.
+	ExtractorNames []string
+	// Logf, when set, receives progress messages such as index repairs.
+	Logf func(format string, args ...any)
+	// AllowEmbedderChange lets Open accept an embedder other than the one
+	// the stored vectors came from; only Reindex may then be called.
+	AllowEmbedderChange bool
+	// LockWait is how long Open waits for another process to release the
+	// home; 0 means one second.
+	LockWait time.Duration
+}
+
+// Engine is an open HuiMemory home. See the package documentation.
+type Engine struct {
+	cfg        core.Config
+	home       string
+	st         *store.Store
+	emb        core.Embedder
+	info       core.EmbedderInfo
+	chunker    core.Chunker
+	extractors []core.Extractor
+	extNames   []string
+	logf       func(string, ...any)
+	vx         *vector.Index
+
+	// writeMu serialises writes: ingest, index sync, reindex.
+	writeMu sync.Mutex
+
+	// ixMu guards ix and stale; recalls hold it for reading.
+	ixMu  sync.RWMutex
+	ix    *index.Index
+	stale error // non-nil when the index is known to be behind the store
+
+	// embedderChanged is set when Open was allowed an embedder change.
+	embedderChanged bool
+	closed          bool
+}
+
+// Paths inside a home.
+const (
+	indexDir    = "index"
+	sessionsDir = "sessions"
+)
+
+// Open opens (creating if needed) the home named by cfg.Storage.Home.
+func Open(ctx context.Context, cfg core.Config, opts Options) (*Engine, error) {
+	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	home, err := filepath.Abs(cfg.Storage.Home)
+	if err != nil {
+		return nil, fmt.Errorf("home %q: %w", cfg.Storage.Home, err)
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, fmt.Errorf("creating home: %w", err)
+	}
+	e := &Engine{cfg: cfg, home: home, logf: opts.Logf}
+	if e.logf == nil {
+		e.logf = func(string, ...any) {}
+	}
+	if err := e.setParts(opts); err != nil {
+		return nil, err
+	}
+	lockWait := opts.LockWait
+	if lockWait == 0 {
+		lockWait = time.Second
+	}
+	e.st, err = store.Open(filepath.Join(home, store.FileName), lockWait)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.checkEmbedder(ctx, opts.AllowEmbedderChange); err != nil {
+		e.st.Close()
+		return nil, err
+	}
+	e.vx = vector.New(e.info.Dim, e.loadVectors, store.AppendVector)
+	if err := e.openIndex(ctx); err != nil {
+		e.st.Close()
+		return nil, err
+	}
+	// Transcripts left unwritten by a crash are written now.
+	if err := e.writeTranscripts(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Engine) setParts(opts Options) error {
+	e.emb = opts.Embedder
+	if e.emb == nil {
+		if e.cfg.Embedding.External() || e.cfg.Embedding.Name != hash.Name {
+			return fmt.Errorf("embedder %q: %w: only the built-in hash embedder runs without a plugin host", e.cfg.Embedding.Name, core.ErrInvalid)
+		}
+		h, err := hash.New(e.cfg.Embedding.Dim)
+		if err != nil {
+			return err
+		}
+		e.emb = h
+	}
+	e.chunker = opts.Chunker
+	if e.chunker == nil {
+		c, err := BuiltinChunker(e.cfg.Chunker)
+		if err != nil {
+			return err
+		}
+		e.chunker = c
+	}
+	e.extractors = opts.Extractors
+	e.extNames = opts.ExtractorNames
+	return nil
+}
+
+// BuiltinChunker returns the in-process built-in chunker a spec names.
+func BuiltinChunker(spec core.PluginSpec) (core.Chunker, error) {
+	if spec.External() {
+		return nil, fmt.Errorf("chunker %q is external: %w: it needs a plugin host", spec.Name, core.ErrInvalid)
+	}
+	switch spec.Name {
+	case "turn":
+		return chunkers.Turn{}, nil
+	case "message":
+		return chunkers.Message{}, nil
+	}
+	return nil, fmt.Errorf("unknown chunker %q: %w", spec.Name, core.ErrInvalid)
+}
+
+// checkEmbedder compares the embedder with the one the store's vectors
+// came from.
+func (e *Engine) checkEmbedder(ctx context.Context, allowChange bool) error {
+	info, err := e.emb.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("asking embedder for its model: %w", err)
+	}
+	if info.Dim <= 0 {
+		return fmt.Errorf("embedder %q reports dimension %d", info.Name, info.Dim)
+	}
+	e.info = info
+	return e.st.Update(func(tx *store.Tx) error {
+		raw := tx.Meta(store.MetaEmbedder)
+		chunks, _ := tx.Counts()
+		if raw != nil && chunks > 0 {
+			var old core.EmbedderInfo
+			if err := json.Unmarshal(raw, &old); err != nil {
+				return fmt.Errorf("reading stored embedder: %w", err)
+			}
+			if old != info {
+				if !allowChange {
+					return fmt.Errorf("%w: the stored vectors come from %s, but the configured embedder is %s; run `huimem reindex` to re-embed every chunk",
+						core.ErrEmbedderChanged, describe(old), describe(info))
+				}
+				e.embedderChanged = true
+				return nil
+			}
+		}
+		data, _ := json.Marshal(info)
+		return tx.SetMeta(store.MetaEmbedder, data)
+	})
+}
+
+func describe(i core.EmbedderInfo) string {
+	return fmt.Sprintf("%s (model %s, %d dimensions)", i.Name, i.Model, i.Dim)
+}
+
+// Config returns the engine's configuration, with defaults filled in.
+func (e *Engine) Config() core.Config { return e.cfg }
+
+// Home returns the engine's home directory.
+func (e *Engine) Home() string { return e.home }
+
+// EmbedderInfo returns the embedder's name, model and dimension.
+func (e *Engine) EmbedderInfo() core.EmbedderInfo { return e.info }
+
+// Close closes the index and the store.
+func (e *Engine) Close() error {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	e.ixMu.Lock()
+	defer e.ixMu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	var errs []error
+	if e.ix != nil {
+		errs = append(errs, e.ix.Close())
+	}
+	errs = append(errs, e.st.Close())
+	return errors.Join(errs...)
+}
+
+func (e *Engine) loadVectors(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+	return e.st.View(func(tx *store.Tx) error { return tx.ScanVectors(ns, from, to, fn) })
+}

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/store"
+)
+
+// hydrate turns a stored chunk into a core chunk with its messages' text.
+func (e *Engine) hydrate(tx *store.Tx, c *store.Chunk) (*core.Chunk, error) {
+	out := &core.Chunk{
+		Anchor:    core.Anchor{ID: c.ID, Prev: c.Prev, Next: c.Next},
+		Namespace: c.NS, Session: c.Session, File: c.File,
+		LineStart: c.LineStart, LineEnd: c.LineEnd, Section: c.Section,
+		Topic: c.Topic, Memories: c.Memories, Text: c.Text,
+	}
+	var err error
+	if out.Time, err = time.Parse(time.RFC3339Nano, c.Time); err != nil {
+		return nil, fmt.Errorf("chunk %s: bad time: %w", c.ID, err)
+	}
+	if out.End, err = time.Parse(time.RFC3339Nano, c.End); err != nil {
+		return nil, fmt.Errorf("chunk %s: bad end time: %w", c.ID, err)
+	}
+	out.Messages = make([]core.Message, 0, len(c.Msgs))
+	for _, ref := range c.Msgs {
+		sm, err := tx.Message(c.NS, c.Session, ref)
+		if err != nil {
+			return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
+		}
+		m, err := sm.Core()
+		if err != nil {
+			return nil, err
+		}
+		if sm.Sealed {
+			if m.Text, err = e.sealedText(tx, sm); err != nil {
+				return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
+			}
+		}
+		out.Messages = append(out.Messages, m)
+	}
+	return out, nil
+}
+
+// sealedText returns the text of a message whose week has been sealed.
+func (e *Engine) sealedText(_ *store.Tx, m *store.Message) (string, error) {
+	return "", fmt.Errorf("message %d of session %q is sealed in an archive, and sealed archives cannot be read yet", m.Seq, m.Session)
+}
+
+// sessionsRoot is the folder that holds the transcripts.
+func (e *Engine) sessionsRoot() string { return filepath.Join(e.home, sessionsDir) }
+
+// writeTranscripts rewrites the transcripts of the sessions queued as
+// dirty and removes files that sessions moved out of. Each file is replaced
+// atomically (temporary file, rename); the files are flushed to disk
+// together, and only then are the sessions taken off the queue, so a crash
+// at any point leaves them queued and they are written again on open.
+func (e *Engine) writeTranscripts(ctx context.Context) error {
+	var list [][2]string
+	var gens []uint64
+	e.st.View(func(tx *store.Tx) error {
+		list, gens = tx.DirtySessions()
+		return nil
+	})
+	if len(list) == 0 {
+		return nil
+	}
+	var written []string
+	var unstale [][2]string
+	for _, s := range list {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		files, stale, err := e.writeTranscript(s[0], s[1])
+		if err != nil {
+			return fmt.Errorf("writing transcript of session %q: %w", s[1], err)
+		}
+		written = append(written, files...)
+		if stale {
+			unstale = append(unstale, s)
+		}
+	}
+	if err := syncFiles(e.sessionsRoot(), written); err != nil {
+		return fmt.Errorf("flushing transcripts: %w", err)
+	}
+	return e.st.Update(func(tx *store.Tx) error {
+		for _, s := range unstale {
+			cur, err := tx.Session(s[0], s[1])
+			if err != nil {
+				return err
+			}
+			if cur != nil {
+				cur.Stale = nil
+				if err := tx.PutSession(cur); err != nil {
+					return err
+				}
+			}
+		}
+		for i, s := range list {
+			if err := tx.ClearDirtySession(s[0], s[1], gens[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeTranscript renders one session's transcript into place and removes
+// the files it moved out of. It returns the file written and whether stale
+// files were removed.
+func (e *Engine) writeTranscript(ns, session string) ([]string, bool, error) {
+	var sess *store.Session
+	var msgs []core.Message
+	err := e.st.View(func(tx *store.Tx) error {
+		var err error
+		if sess, err = tx.Session(ns, session); err != nil || sess == nil {
+			return err
+		}
+		stored, _, err := tx.SessionMessages(ns, session)
+		if err != nil {
+			return err
+		}
+		for _, sm := range stored {
+			m, err := sm.Core()
+			if err != nil {
+				return err
+			}
+			if sm.Sealed {
+				if m.Text, err = e.sealedText(tx, sm); err != nil {
+					return err
+				}
+			}
+			msgs = append(msgs, m)
+		}
+		return nil
+	})
+	if err != nil || sess == nil {
+		return nil, false, err
+	}
+	var buf bytes.Buffer
+	if err := archive.Render(&buf, ns, session, msgs); err != nil {
+		return nil, false, err
+	}
+	path := filepath.Join(e.sessionsRoot(), filepath.FromSlash(sess.File))
+	if err := replaceFile(path, buf.Bytes()); err != nil {
+		return nil, false, err
+	}
+	for _, f := range sess.Stale {
+		if err := os.Remove(filepath.Join(e.sessionsRoot(), filepath.FromSlash(f))); err != nil && !os.IsNotExist(err) {
+			return nil, false, err
+		}
+	}
+	return []string{path}, len(sess.Stale) > 0, nil
+}
+
+// replaceFile writes data to a temporary file beside path and renames it
+// into place, so that readers see the old file or the new one, never a
+// mix. It does not flush; see syncFiles.
+func replaceFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

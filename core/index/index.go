@@ -1,0 +1,323 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// AnalyzerName is the name of the mixed Chinese/English analyzer.
+const AnalyzerName = "huimem"
+
+// Version is the version of the index mapping. A change forces a rebuild.
+//
+// Changelog:
+//
+//	1: first version.
+const Version = 1
+
+var (
+	keyGen     = []byte("huimem.gen")
+	keyVersion = []byte("huimem.version")
+)
+
+// DefaultNS is the keyword stored for the default (empty) namespace.
+const DefaultNS = "~"
+
+// Doc is one chunk as the index sees it.
+type Doc struct {
+	ID       string
+	NS       string
+	Session  string
+	Time     time.Time
+	Text     string
+	Roles    []string
+	Speakers []string
+	Topic    string
+	Types    []string
+}
+
+func (d *Doc) fields() map[string]any {
+	ns := d.NS
+	if ns == "" {
+		ns = DefaultNS
+	}
+	m := map[string]any{
+		"text":    d.Text,
+		"time":    d.Time.UTC(),
+		"ns":      ns,
+		"session": d.Session,
+	}
+	if len(d.Roles) > 0 {
+		m["role"] = d.Roles
+	}
+	if len(d.Speakers) > 0 {
+		m["speaker"] = d.Speakers
+	}
+	if d.Topic != "" {
+		m["topic"] = d.Topic
+	}
+	if len(d.Types) > 0 {
+		m["type"] = d.Types
+	}
+	return m
+}
+
+// Index is a bleve index of chunks. It is safe for concurrent use.
+type Index struct {
+	b    bleve.Index
+	path string
+}
+
+// NewMapping returns the index mapping.
+func NewMapping() (*mapping.IndexMappingImpl, error) {
+	m := bleve.NewIndexMapping()
+	err := m.AddCustomAnalyzer(AnalyzerName, map[string]any{
+		"type":      custom.Name,
+		"tokenizer": unicode.Name,
+		"token_filters": []string{
+			cjk.WidthName,
+			lowercase.Name,
+			en.PossessiveName,
+			en.StopName,
+			en.SnowballStemmerName,
+			cjk.BigramName,
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("adding analyzer: %w", err)
+	}
+	m.ScoringModel = bindex.BM25Scoring
+	m.DefaultAnalyzer = AnalyzerName
+	m.DefaultField = "text"
+	m.StoreDynamic = false
+	m.IndexDynamic = false
+	m.DocValuesDynamic = false
+
+	text := bleve.NewTextFieldMapping()
+	text.Analyzer = AnalyzerName
+	text.Store = false
+	text.IncludeTermVectors = false
+	text.IncludeInAll = false
+	text.DocValues = false
+
+	kw := bleve.NewKeywordFieldMapping()
+	kw.Analyzer = keyword.Name
+	kw.Store = false
+	kw.IncludeTermVectors = false
+	kw.IncludeInAll = false
+	kw.DocValues = false
+
+	tm := bleve.NewDateTimeFieldMapping()
+	tm.Store = false
+	tm.IncludeInAll = false
+	tm.DocValues = false
+
+	doc := bleve.NewDocumentStaticMapping()
+	doc.AddFieldMappingsAt("text", text)
+	doc.AddFieldMappingsAt("time", tm)
+	for _, f := range []string{"ns", "session", "role", "speaker", "topic", "type"} {
+		doc.AddFieldMappingsAt(f, kw)
+	}
+	m.DefaultMapping = doc
+	return m, nil
+}
+
+// ErrCorrupt means the index on disk could not be opened or is of another
+// version; rebuild it.
+var ErrCorrupt = errors.New("index is missing, corrupt or of another version")
+
+// Open opens the index at dir, creating it if it does not exist. An index
+// that cannot be opened returns an error wrapping [ErrCorrupt].
+func Open(dir string) (*Index, error) {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return create(dir)
+	}
+	b, err := bleve.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening index %s: %w: %v", dir, ErrCorrupt, err)
+	}
+	x := &Index{b: b, path: dir}
+	v, err := b.GetInternal(keyVersion)
+	if err != nil || string(v) != strconv.Itoa(Version) {
+		b.Close()
+		return nil, fmt.Errorf("opening index %s: %w: version %q", dir, ErrCorrupt, v)
+	}
+	if _, err := b.DocCount(); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("opening index %s: %w: %v", dir, ErrCorrupt, err)
+	}
+	return x, nil
+}
+
+// Create removes any index at dir and creates an empty one.
+func Create(dir string) (*Index, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("removing index %s: %w", dir, err)
+	}
+	return create(dir)
+}
+
+func create(dir string) (*Index, error) {
+	m, err := NewMapping()
+	if err != nil {
+		return nil, err
+	}
+	b, err := bleve.New(dir, m)
+	if err != nil {
+		return nil, fmt.Errorf("creating index %s: %w", dir, err)
+	}
+	if err := b.SetInternal(keyVersion, []byte(strconv.Itoa(Version))); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("creating index %s: %w", dir, err)
+	}
+	return &Index{b: b, path: dir}, nil
+}
+
+// Close closes the index.
+func (x *Index) Close() error { return x.b.Close() }
+
+// Path returns the index directory.
+func (x *Index) Path() string { return x.path }
+
+// Gen returns the store generation the index reflects; 0 for a new index.
+func (x *Index) Gen() (uint64, error) {
+	v, err := x.b.GetInternal(keyGen)
+	if err != nil || v == nil {
+		return 0, err
+	}
+	return strconv.ParseUint(string(v), 10, 64)
+}
+
+// Count returns the number of documents.
+func (x *Index) Count() (uint64, error) { return x.b.DocCount() }
+
+// Apply indexes docs, removes the ids in deletes and records gen, all in
+// one batch. The batch is on disk when Apply returns.
+func (x *Index) Apply(docs []Doc, deletes []string, gen uint64) error {
+	batch := x.b.NewBatch()
+	for i := range docs {
+		if err := batch.Index(docs[i].ID, docs[i].fields()); err != nil {
+			return fmt.Errorf("indexing chunk %s: %w", docs[i].ID, err)
+		}
+	}
+	for _, id := range deletes {
+		batch.Delete(id)
+	}
+	batch.SetInternal(keyGen, []byte(strconv.FormatUint(gen, 10)))
+	if err := x.b.Batch(batch); err != nil {
+		return fmt.Errorf("writing index batch: %w", err)
+	}
+	return nil
+}
+
+// Search describes one BM25 search.
+type Search struct {
+	// Text is matched against chunk text; empty matches every chunk.
+	Text string
+	// NS is the only namespace searched.
+	NS string
+	// Since and Before bound chunk time; zero leaves a side open.
+	Since, Before time.Time
+	// Filter, when set, is an extra condition (see [FilterQuery]).
+	Filter query.Query
+	// IDs, when set, restricts the search to these chunks.
+	IDs []string
+	// Size is the number of matches to return.
+	Size int
+}
+
+// Match is one BM25 match.
+type Match struct {
+	ID    string
+	Score float64
+}
+
+// Search runs a BM25 search. Filters never change scores: a chunk scores
+// the same with or without them.
+func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
+	var must query.Query
+	if s.Text != "" {
+		mq := query.NewMatchQuery(s.Text)
+		mq.SetField("text")
+		mq.Analyzer = AnalyzerName
+		must = mq
+	} else {
+		must = query.NewMatchAllQuery()
+	}
+	ns := s.NS
+	if ns == "" {
+		ns = DefaultNS
+	}
+	// Filters are zero-boosted conjuncts: the conjunction advances all of
+	// them together, so a narrow filter (one week) keeps the search narrow,
+	// and a zero boost keeps them out of the score.
+	conj := []query.Query{must, zeroBoost(termQuery("ns", ns))}
+	if !s.Since.IsZero() || !s.Before.IsZero() {
+		conj = append(conj, zeroBoost(DateRange(s.Since, s.Before)))
+	}
+	if len(s.IDs) > 0 {
+		conj = append(conj, zeroBoost(query.NewDocIDQuery(s.IDs)))
+	}
+	var q query.Query = query.NewConjunctionQuery(conj)
+	if s.Filter != nil {
+		// A filter expression may be any shape; bleve's boolean filter
+		// clause checks it without scoring.
+		bq := query.NewBooleanQuery([]query.Query{q}, nil, nil)
+		bq.AddFilter(s.Filter)
+		q = bq
+	}
+	req := bleve.NewSearchRequestOptions(q, s.Size, 0, false)
+	req.SortBy([]string{"-_score", "_id"})
+	res, err := x.b.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("searching index: %w", err)
+	}
+	out := make([]Match, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = Match{ID: h.ID, Score: h.Score}
+	}
+	return out, nil
+}
+
+func termQuery(field, term string) *query.TermQuery {
+	q := query.NewTermQuery(term)
+	q.SetField(field)
+	return q
+}
+
+// DateRange returns a query for chunk times in [since, before); a zero
+// bound leaves that side open.
+func DateRange(since, before time.Time) query.Query {
+	t, f := true, false
+	q := query.NewDateRangeInclusiveQuery(since.UTC(), before.UTC(), &t, &f)
+	if since.IsZero() {
+		q.Start = query.BleveQueryTime{}
+	}
+	if before.IsZero() {
+		q.End = query.BleveQueryTime{}
+	}
+	q.SetField("time")
+	return q
+}
+
+func zeroBoost(q query.Query) query.Query {
+	if b, ok := q.(query.BoostableQuery); ok {
+		b.SetBoost(0)
+	}
+	return q
+}

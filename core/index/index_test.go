@@ -1,0 +1,111 @@
+package index
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAnalyzerMixesChineseAndEnglish(t *testing.T) {
+	m, err := NewMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := m.AnalyzerNamed(AnalyzerName)
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"AI 意识", []string{"ai", "意识"}},
+		{"我们讨论了本地模型部署", []string{"我们", "们讨", "讨论", "论了", "了本", "本地", "地模", "模型", "型部", "部署"}},
+		{"The deployments were running", []string{"deploy", "run"}},
+		{"Caroline's ＡＩ talks", []string{"carolin", "ai", "talk"}},
+	} {
+		var got []string
+		for _, tok := range a.Analyze([]byte(tt.in)) {
+			got = append(got, string(tok.Term))
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Analyze(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func openTest(t *testing.T) *Index {
+	t.Helper()
+	x, err := Open(filepath.Join(t.TempDir(), "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x
+}
+
+func TestFiltersDoNotChangeScores(t *testing.T) {
+	x := openTest(t)
+	base := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	docs := []Doc{
+		{ID: "aaaaaa", Session: "s1", Time: base, Text: "deploy the local model with ollama", Roles: []string{"user"}},
+		{ID: "bbbbbb", Session: "s1", Time: base.Add(24 * time.Hour), Text: "the model deploy failed: out of memory", Roles: []string{"assistant"}},
+		{ID: "cccccc", Session: "s2", Time: base.Add(48 * time.Hour), Text: "a trip to kyoto", Roles: []string{"user"}},
+		{ID: "dddddd", NS: "bob", Session: "s1", Time: base, Text: "deploy deploy deploy model", Roles: []string{"user"}},
+	}
+	if err := x.Apply(docs, nil, 7); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := x.Gen(); g != 7 {
+		t.Errorf("Gen = %d, want 7", g)
+	}
+	plain, err := x.Search(t.Context(), Search{Text: "deploy model", Size: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := matchIDs(plain); !slices.Equal(ids, []string{"aaaaaa", "bbbbbb"}) && !slices.Equal(ids, []string{"bbbbbb", "aaaaaa"}) {
+		t.Fatalf("plain search = %v, want the default namespace's two deploy chunks", ids)
+	}
+	scores := map[string]float64{}
+	for _, m := range plain {
+		scores[m.ID] = m.Score
+	}
+	role := query.NewTermQuery("assistant")
+	role.SetField("role")
+	for _, s := range []Search{
+		{Text: "deploy model", Size: 10, Since: base.Add(time.Hour)},
+		{Text: "deploy model", Size: 10, Before: base.Add(time.Hour)},
+		{Text: "deploy model", Size: 10, IDs: []string{"bbbbbb"}},
+		{Text: "deploy model", Size: 10, Filter: role},
+	} {
+		got, err := x.Search(t.Context(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 {
+			t.Fatalf("Search(%+v) = %v, want one match", s, got)
+		}
+		if got[0].Score != scores[got[0].ID] {
+			t.Errorf("Search(%+v): %s scores %v, but %v without the filter", s, got[0].ID, got[0].Score, scores[got[0].ID])
+		}
+	}
+	bob, _ := x.Search(t.Context(), Search{Text: "deploy", NS: "bob", Size: 10})
+	if ids := matchIDs(bob); !slices.Equal(ids, []string{"dddddd"}) {
+		t.Errorf("bob's search = %v", ids)
+	}
+	if err := x.Apply(nil, []string{"aaaaaa"}, 8); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := x.Count(); n != 3 {
+		t.Errorf("Count after delete = %d, want 3", n)
+	}
+}
+
+func matchIDs(ms []Match) []string {
+	var ids []string
+	for _, m := range ms {
+		ids = append(ids, m.ID)
+	}
+	return ids
+}

@@ -1,0 +1,140 @@
+package jsonl
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/huimemory/huimemory/core"
+)
+
+// maxLine bounds one line: a message of core.MaxTextLen with escaping.
+const maxLine = 8*core.MaxTextLen + 4096
+
+type line struct {
+	Namespace *string `json:"namespace"`
+	Session   *string `json:"session"`
+	Time      *string `json:"time"`
+	Role      *string `json:"role"`
+	Speaker   *string `json:"speaker"`
+	Text      *string `json:"text"`
+	Ref       *string `json:"ref"`
+}
+
+// Options tune [Read].
+type Options struct {
+	// Location is used for times without an offset; nil means UTC.
+	Location *time.Location
+	// Namespace is given to messages that name none.
+	Namespace string
+}
+
+// Read parses every line of r. name is used in errors. It returns all
+// messages or none: the first bad line fails the whole input.
+func Read(r io.Reader, name string, opts Options) ([]core.Message, error) {
+	loc := opts.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
+	var msgs []core.Message
+	n := 0
+	for sc.Scan() {
+		n++
+		b := sc.Bytes()
+		if n == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		m, err := parseLine(b, loc, opts.Namespace)
+		if err != nil {
+			return nil, &core.InputError{Path: name, Line: n, Err: err}
+		}
+		msgs = append(msgs, m)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &core.InputError{Path: name, Line: n + 1, Err: fmt.Errorf("line is longer than %d bytes", maxLine)}
+		}
+		return nil, &core.InputError{Path: name, Line: n, Err: err}
+	}
+	return msgs, nil
+}
+
+func parseLine(b []byte, loc *time.Location, defaultNS string) (core.Message, error) {
+	var l line
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&l); err != nil {
+		return core.Message{}, jsonError(b, err)
+	}
+	if dec.More() {
+		return core.Message{}, fmt.Errorf("unexpected data after the JSON object")
+	}
+	m := core.Message{Namespace: defaultNS}
+	if l.Namespace != nil && *l.Namespace != "" {
+		m.Namespace = *l.Namespace
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	m.Session = str(l.Session)
+	m.Role = core.Role(strings.ToLower(str(l.Role)))
+	m.Speaker = str(l.Speaker)
+	m.Text = str(l.Text)
+	m.Ref = str(l.Ref)
+	if l.Time == nil || *l.Time == "" {
+		return core.Message{}, fmt.Errorf("missing time")
+	}
+	t, err := ParseTime(*l.Time, loc)
+	if err != nil {
+		return core.Message{}, err
+	}
+	m.Time = t
+	if err := m.Validate(); err != nil {
+		return core.Message{}, err
+	}
+	return m, nil
+}
+
+// ParseTime reads an RFC 3339 time, or a date and time without an offset in
+// loc ("2026-03-05T10:00:07", "2026-03-05 10:00:07", "2026-03-05 10:00").
+func ParseTime(s string, loc *time.Location) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("bad time %q: want RFC 3339, such as 2026-03-05T10:00:07+08:00", s)
+}
+
+func jsonError(b []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("invalid JSON at column %d: %v", se.Offset, se)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field == "" {
+			return fmt.Errorf("each line must be a JSON object, not %s", te.Value)
+		}
+		return fmt.Errorf("field %q must be a %s, not %s", te.Field, te.Type, te.Value)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("invalid JSON: unexpected end of line")
+	}
+	return fmt.Errorf("invalid JSON: %v", err)
+}

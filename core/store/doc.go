@@ -1,0 +1,32 @@
+// Package store is HuiMemory's source of truth: one bbolt file, huimem.db,
+// in the engine's home. It holds every message verbatim, the turn chunks
+// with their anchors, the chunk vectors, the content hashes of ingested
+// sources and the engine's metadata.
+//
+// Everything else on disk is derived from the store and can be rebuilt from
+// it: the bleve index (see core/index) and the transcripts (see archive).
+// To keep those in step after a crash, every write that changes chunks also
+// records the changed ids in an outbox and bumps a generation counter in
+// the same transaction; the engine applies the outbox to the index and
+// clears it afterwards.
+//
+// Buckets (keys are byte strings; "ns" is the namespace, "sess" the
+// session, "tkey" eight bytes of big-endian time with the sign bit flipped
+// so that keys sort by time, "seq" an eight-byte arrival counter):
+//
+//	meta        name → value (schema version, generation, counters, embedder)
+//	msgs        ns 0 sess 0 tkey seq → message record
+//	msgids      message content key → msgs key (de-duplication)
+//	chunks      id → chunk record
+//	chunkkeys   chunk key → id
+//	sesschunks  ns 0 sess 0 tkey seq → id (a session's chunks in order)
+//	sessions    ns 0 sess → session record
+//	vecs        id → tkey, then the little-endian float32 vector
+//	vectime     ns 0 tkey id → nothing (a namespace's vectors in time order)
+//	sources     source name → sha256 of its content
+//	outbox      id → generation (chunks not yet applied to the index)
+//	dirty       ns 0 sess → generation (transcripts not yet rewritten)
+//
+// A [Store] is safe for concurrent use. bbolt allows one writer at a time;
+// a second process that opens the same file gets [core.ErrLocked].
+package store

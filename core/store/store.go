@@ -1,0 +1,577 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/huimemory/huimemory/core"
+)
+
+// SchemaVersion is the version of the store's layout.
+//
+// Changelog:
+//
+//	1: first version.
+const SchemaVersion = 1
+
+// FileName is the store's file name inside the home.
+const FileName = "huimem.db"
+
+var (
+	bMeta       = []byte("meta")
+	bMsgs       = []byte("msgs")
+	bMsgIDs     = []byte("msgids")
+	bChunks     = []byte("chunks")
+	bChunkKeys  = []byte("chunkkeys")
+	bSessChunks = []byte("sesschunks")
+	bSessions   = []byte("sessions")
+	bVecs       = []byte("vecs")
+	bVecTime    = []byte("vectime")
+	bSources    = []byte("sources")
+	bOutbox     = []byte("outbox")
+	bDirty      = []byte("dirty")
+	allBuckets  = [][]byte{bMeta, bMsgs, bMsgIDs, bChunks, bChunkKeys, bSessChunks, bSessions, bVecs, bVecTime, bSources, bOutbox, bDirty}
+)
+
+// Meta keys.
+const (
+	metaSchema   = "schema"
+	metaGen      = "gen"
+	metaSeq      = "seq"
+	metaChunks   = "chunks"
+	metaMessages = "messages"
+	metaCleared  = "outbox_cleared"
+	// MetaEmbedder holds the JSON core.EmbedderInfo of the stored vectors.
+	MetaEmbedder = "embedder"
+)
+
+// Store is the bbolt-backed source of truth. It is safe for concurrent use.
+type Store struct {
+	db   *bolt.DB
+	path string
+}
+
+// Open opens or creates the store at path. It waits at most lockWait for
+// another process to release the file, then returns [core.ErrLocked].
+func Open(path string, lockWait time.Duration) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(path), err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("opening store %s: %w", path, core.ErrLocked)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening store %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		m := tx.Bucket(bMeta)
+		switch v := m.Get([]byte(metaSchema)); {
+		case v == nil:
+			return m.Put([]byte(metaSchema), []byte(strconv.Itoa(SchemaVersion)))
+		case string(v) != strconv.Itoa(SchemaVersion):
+			return fmt.Errorf("store schema version %s is not supported (want %d)", v, SchemaVersion)
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path returns the store's file path.
+func (s *Store) Path() string { return s.path }
+
+// Size returns the store file's size in bytes.
+func (s *Store) Size() int64 {
+	fi, err := os.Stat(s.path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// View runs fn in a read-only transaction.
+func (s *Store) View(fn func(*Tx) error) error {
+	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+}
+
+// Update runs fn in a read-write transaction, committed if fn returns nil
+// and rolled back otherwise.
+func (s *Store) Update(fn func(*Tx) error) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+}
+
+// Tx is a store transaction.
+type Tx struct {
+	tx     *bolt.Tx
+	gen    uint64 // generation of this write, set by BumpGen
+	bumped bool
+}
+
+func (t *Tx) b(name []byte) *bolt.Bucket { return t.tx.Bucket(name) }
+
+func (t *Tx) metaU64(key string) uint64 { return readU64(t.b(bMeta).Get([]byte(key))) }
+
+func (t *Tx) setMetaU64(key string, v uint64) error {
+	return t.b(bMeta).Put([]byte(key), u64(v))
+}
+
+func (t *Tx) addMeta(key string, delta int) error {
+	return t.setMetaU64(key, uint64(int64(t.metaU64(key))+int64(delta)))
+}
+
+// Gen returns the store's generation: it grows by one with every write
+// that changes chunks.
+func (t *Tx) Gen() uint64 { return t.metaU64(metaGen) }
+
+// BumpGen starts a new generation for this transaction, once, and returns it.
+func (t *Tx) BumpGen() (uint64, error) {
+	if t.bumped {
+		return t.gen, nil
+	}
+	t.gen = t.Gen() + 1
+	t.bumped = true
+	return t.gen, t.setMetaU64(metaGen, t.gen)
+}
+
+// Meta returns a metadata value, or nil.
+func (t *Tx) Meta(key string) []byte { return t.b(bMeta).Get([]byte(key)) }
+
+// SetMeta stores a metadata value.
+func (t *Tx) SetMeta(key string, val []byte) error { return t.b(bMeta).Put([]byte(key), val) }
+
+// Counts returns how many chunks and messages the store holds.
+func (t *Tx) Counts() (chunks, messages int) {
+	return int(t.metaU64(metaChunks)), int(t.metaU64(metaMessages))
+}
+
+// HasMessage reports whether a message with this content key is stored.
+func (t *Tx) HasMessage(k core.MessageKey) bool { return t.b(bMsgIDs).Get(k[:]) != nil }
+
+// AddMessage stores a new message, giving it the next arrival sequence.
+func (t *Tx) AddMessage(m *core.Message, k core.MessageKey, lines int) (*Message, error) {
+	seq := t.metaU64(metaSeq) + 1
+	if err := t.setMetaU64(metaSeq, seq); err != nil {
+		return nil, err
+	}
+	rec := NewMessage(m, seq, lines)
+	key := MsgKey(m.Namespace, m.Session, m.Time, seq)
+	if err := t.putJSON(bMsgs, key, rec); err != nil {
+		return nil, err
+	}
+	if err := t.b(bMsgIDs).Put(k[:], key); err != nil {
+		return nil, err
+	}
+	return rec, t.addMeta(metaMessages, 1)
+}
+
+// PutMessage rewrites a stored message (to mark it sealed, say).
+func (t *Tx) PutMessage(m *Message) error {
+	tm, err := time.Parse(time.RFC3339Nano, m.Time)
+	if err != nil {
+		return fmt.Errorf("message %d: bad time: %w", m.Seq, err)
+	}
+	return t.putJSON(bMsgs, MsgKey(m.NS, m.Session, tm, m.Seq), m)
+}
+
+// Message returns the message a chunk refers to.
+func (t *Tx) Message(ns, session string, ref MsgRef) (*Message, error) {
+	v := t.b(bMsgs).Get(ref.Key(ns, session))
+	if v == nil {
+		return nil, fmt.Errorf("message %d of session %q: %w", ref.Q, session, core.ErrNotFound)
+	}
+	var m Message
+	if err := json.Unmarshal(v, &m); err != nil {
+		return nil, fmt.Errorf("decoding message %d of session %q: %w", ref.Q, session, err)
+	}
+	return &m, nil
+}
+
+// SessionMessages returns a session's messages in order (time, then
+// arrival).
+func (t *Tx) SessionMessages(ns, session string) ([]*Message, []MsgRef, error) {
+	prefix := SessionPrefix(ns, session)
+	var msgs []*Message
+	var refs []MsgRef
+	c := t.b(bMsgs).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var m Message
+		if err := json.Unmarshal(v, &m); err != nil {
+			return nil, nil, fmt.Errorf("decoding message of session %q: %w", session, err)
+		}
+		rest := k[len(prefix):]
+		msgs = append(msgs, &m)
+		refs = append(refs, MsgRef{T: TimeFromKey(rest[:8]), Q: binary.BigEndian.Uint64(rest[8:16])})
+	}
+	return msgs, refs, nil
+}
+
+// Chunk returns the chunk with the given id, or an error wrapping
+// [core.ErrNotFound].
+func (t *Tx) Chunk(id string) (*Chunk, error) {
+	v := t.b(bChunks).Get([]byte(id))
+	if v == nil {
+		return nil, fmt.Errorf("chunk %q: %w", id, core.ErrNotFound)
+	}
+	var c Chunk
+	if err := json.Unmarshal(v, &c); err != nil {
+		return nil, fmt.Errorf("decoding chunk %q: %w", id, err)
+	}
+	return &c, nil
+}
+
+// ChunkID returns the id of the chunk with the given key, if stored.
+func (t *Tx) ChunkID(k core.ChunkKey) (string, bool) {
+	v := t.b(bChunkKeys).Get(k[:])
+	return string(v), v != nil
+}
+
+// AllocID returns the id for a chunk key: the one it already has, or the
+// shortest prefix of its base-32 form, at least core.MinIDLen long, that no
+// other chunk uses.
+func (t *Tx) AllocID(k core.ChunkKey) (string, error) {
+	if id, ok := t.ChunkID(k); ok {
+		return id, nil
+	}
+	chunks := t.b(bChunks)
+	for n := core.MinIDLen; n <= core.MaxIDLen; n++ {
+		id := k.ID(n)
+		if chunks.Get([]byte(id)) == nil {
+			// Reserve the id now so that another new chunk in this
+			// transaction cannot take it.
+			if err := t.b(bChunkKeys).Put(k[:], []byte(id)); err != nil {
+				return "", err
+			}
+			return id, chunks.Put([]byte(id), []byte("{}"))
+		}
+	}
+	return "", fmt.Errorf("no free id for chunk key %x", k)
+}
+
+// PutChunk stores a chunk under its id and, when reindex is set, queues it
+// for the index.
+func (t *Tx) PutChunk(c *Chunk, reindex bool) error {
+	chunks := t.b(bChunks)
+	if v := chunks.Get([]byte(c.ID)); v == nil || string(v) == "{}" {
+		if err := t.addMeta(metaChunks, 1); err != nil {
+			return err
+		}
+	}
+	if err := t.putJSON(bChunks, []byte(c.ID), c); err != nil {
+		return err
+	}
+	if err := t.b(bChunkKeys).Put(c.Key[:], []byte(c.ID)); err != nil {
+		return err
+	}
+	if !reindex {
+		return nil
+	}
+	return t.MarkIndexDirty(c.ID)
+}
+
+// DeleteChunk removes a chunk, its key and its vector, and queues the
+// removal for the index.
+func (t *Tx) DeleteChunk(c *Chunk) error {
+	if err := t.b(bChunks).Delete([]byte(c.ID)); err != nil {
+		return err
+	}
+	if err := t.b(bChunkKeys).Delete(c.Key[:]); err != nil {
+		return err
+	}
+	if err := t.DeleteVector(c.NS, c.StartTime(), c.ID); err != nil {
+		return err
+	}
+	if err := t.addMeta(metaChunks, -1); err != nil {
+		return err
+	}
+	return t.MarkIndexDirty(c.ID)
+}
+
+// SessionChunkIDs returns the ids of a session's chunks in order.
+func (t *Tx) SessionChunkIDs(ns, session string) []string {
+	prefix := SessionPrefix(ns, session)
+	var ids []string
+	c := t.b(bSessChunks).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		ids = append(ids, string(v))
+	}
+	return ids
+}
+
+// SetSessionChunks replaces the ordered list of a session's chunk ids.
+func (t *Tx) SetSessionChunks(ns, session string, ids []string) error {
+	b := t.b(bSessChunks)
+	prefix := SessionPrefix(ns, session)
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	for i, id := range ids {
+		if err := b.Put(binary.BigEndian.AppendUint32(bytes.Clone(prefix), uint32(i)), []byte(id)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ForEachChunk calls fn for every chunk, in id order, until fn returns an
+// error.
+func (t *Tx) ForEachChunk(fn func(*Chunk) error) error {
+	return t.b(bChunks).ForEach(func(k, v []byte) error {
+		var c Chunk
+		if err := json.Unmarshal(v, &c); err != nil {
+			return fmt.Errorf("decoding chunk %q: %w", k, err)
+		}
+		return fn(&c)
+	})
+}
+
+// Session returns what the store knows of a session, or nil.
+func (t *Tx) Session(ns, session string) (*Session, error) {
+	v := t.b(bSessions).Get(sessionKey(ns, session))
+	if v == nil {
+		return nil, nil
+	}
+	var s Session
+	if err := json.Unmarshal(v, &s); err != nil {
+		return nil, fmt.Errorf("decoding session %q: %w", session, err)
+	}
+	return &s, nil
+}
+
+// PutSession stores a session record.
+func (t *Tx) PutSession(s *Session) error {
+	return t.putJSON(bSessions, sessionKey(s.NS, s.Session), s)
+}
+
+// ForEachSession calls fn for every session record.
+func (t *Tx) ForEachSession(fn func(*Session) error) error {
+	return t.b(bSessions).ForEach(func(k, v []byte) error {
+		var s Session
+		if err := json.Unmarshal(v, &s); err != nil {
+			return fmt.Errorf("decoding session %q: %w", k, err)
+		}
+		return fn(&s)
+	})
+}
+
+func sessionKey(ns, session string) []byte {
+	p := SessionPrefix(ns, session)
+	return p[:len(p)-1]
+}
+
+// PutVector stores a chunk's vector. tm is the chunk's time.
+func (t *Tx) PutVector(ns string, tm time.Time, id string, vec []float32) error {
+	tk := TimeKey(tm)
+	val := append(tk[:], EncodeVector(vec)...)
+	if err := t.b(bVecs).Put([]byte(id), val); err != nil {
+		return err
+	}
+	return t.b(bVecTime).Put(VecKey(ns, tm, id), nil)
+}
+
+// DeleteVector removes a chunk's vector.
+func (t *Tx) DeleteVector(ns string, tm time.Time, id string) error {
+	if err := t.b(bVecs).Delete([]byte(id)); err != nil {
+		return err
+	}
+	return t.b(bVecTime).Delete(VecKey(ns, tm, id))
+}
+
+// Vector returns a chunk's vector and its chunk time in Unix nanoseconds,
+// or nil.
+func (t *Tx) Vector(id string) ([]float32, int64) {
+	v := t.b(bVecs).Get([]byte(id))
+	if len(v) < 8 {
+		return nil, 0
+	}
+	return DecodeVector(nil, v[8:]), TimeFromKey(v[:8])
+}
+
+// RawVector returns a chunk's stored vector bytes, valid for the
+// transaction, and its time; nil if there is none.
+func (t *Tx) RawVector(id string) ([]byte, int64) {
+	v := t.b(bVecs).Get([]byte(id))
+	if len(v) < 8 {
+		return nil, 0
+	}
+	return v[8:], TimeFromKey(v[:8])
+}
+
+// ScanVectors calls fn for each vector of namespace ns whose chunk time is
+// in [from, to), in time order. A zero from or to leaves that side open.
+// The raw bytes are valid only during the call.
+func (t *Tx) ScanVectors(ns string, from, to time.Time, fn func(id string, unixNano int64, raw []byte) error) error {
+	prefix := NamespacePrefix(ns)
+	start := prefix
+	if !from.IsZero() {
+		tk := TimeKey(from)
+		start = append(bytes.Clone(prefix), tk[:]...)
+	}
+	var stop []byte
+	if !to.IsZero() {
+		tk := TimeKey(to)
+		stop = append(bytes.Clone(prefix), tk[:]...)
+	}
+	vecs := t.b(bVecs)
+	c := t.b(bVecTime).Cursor()
+	for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if stop != nil && bytes.Compare(k, stop) >= 0 {
+			break
+		}
+		rest := k[len(prefix):]
+		id := rest[8:]
+		v := vecs.Get(id)
+		if len(v) < 8 {
+			return fmt.Errorf("vector of chunk %s is missing", id)
+		}
+		if err := fn(string(id), TimeFromKey(rest[:8]), v[8:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteAllVectors removes every vector, for a re-embedding reindex.
+func (t *Tx) DeleteAllVectors() error {
+	for _, name := range [][]byte{bVecs, bVecTime} {
+		if err := t.tx.DeleteBucket(name); err != nil {
+			return err
+		}
+		if _, err := t.tx.CreateBucket(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SourceHash returns the content hash recorded for a source, or "".
+func (t *Tx) SourceHash(name string) string { return string(t.b(bSources).Get([]byte(name))) }
+
+// PutSourceHash records a source's content hash.
+func (t *Tx) PutSourceHash(name, hash string) error {
+	return t.b(bSources).Put([]byte(name), []byte(hash))
+}
+
+// HasSourceHash reports whether any source with this content hash was
+// ingested.
+func (t *Tx) HasSourceHash(hash string) bool {
+	return t.b(bSources).Get([]byte("sha256:"+hash)) != nil
+}
+
+// PutSourceContent records that content with this hash was ingested.
+func (t *Tx) PutSourceContent(hash string) error {
+	return t.b(bSources).Put([]byte("sha256:"+hash), []byte{1})
+}
+
+// MarkIndexDirty queues a chunk id for the index in this generation.
+func (t *Tx) MarkIndexDirty(id string) error {
+	gen, err := t.BumpGen()
+	if err != nil {
+		return err
+	}
+	return t.b(bOutbox).Put([]byte(id), u64(gen))
+}
+
+// Outbox returns the queued chunk ids.
+func (t *Tx) Outbox() []string {
+	var ids []string
+	t.b(bOutbox).ForEach(func(k, _ []byte) error {
+		ids = append(ids, string(k))
+		return nil
+	})
+	return ids
+}
+
+// Seq returns the last arrival sequence given to a message.
+func (t *Tx) Seq() uint64 { return t.metaU64(metaSeq) }
+
+// OutboxCleared returns the highest generation whose outbox entries were
+// cleared: an index older than that cannot be caught up from the outbox.
+func (t *Tx) OutboxCleared() uint64 { return t.metaU64(metaCleared) }
+
+// ClearOutbox drops the queued ids whose generation is at most gen.
+func (t *Tx) ClearOutbox(gen uint64) error {
+	if gen > t.OutboxCleared() {
+		if err := t.setMetaU64(metaCleared, gen); err != nil {
+			return err
+		}
+	}
+	b := t.b(bOutbox)
+	var done [][]byte
+	b.ForEach(func(k, v []byte) error {
+		if readU64(v) <= gen {
+			done = append(done, bytes.Clone(k))
+		}
+		return nil
+	})
+	for _, k := range done {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MarkSessionDirty queues a session's transcript to be rewritten.
+func (t *Tx) MarkSessionDirty(ns, session string) error {
+	gen, err := t.BumpGen()
+	if err != nil {
+		return err
+	}
+	return t.b(bDirty).Put(sessionKey(ns, session), u64(gen))
+}
+
+// DirtySessions returns the queued sessions as (namespace, session) pairs
+// and their generations.
+func (t *Tx) DirtySessions() (list [][2]string, gens []uint64) {
+	t.b(bDirty).ForEach(func(k, v []byte) error {
+		ns, sess, _ := bytes.Cut(k, []byte{0})
+		list = append(list, [2]string{string(ns), string(sess)})
+		gens = append(gens, readU64(v))
+		return nil
+	})
+	return list, gens
+}
+
+// ClearDirtySession drops a queued session if its generation is at most gen.
+func (t *Tx) ClearDirtySession(ns, session string, gen uint64) error {
+	b := t.b(bDirty)
+	k := sessionKey(ns, session)
+	if v := b.Get(k); v != nil && readU64(v) <= gen {
+		return b.Delete(k)
+	}
+	return nil
+}
+
+func (t *Tx) putJSON(bucket, key []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return t.b(bucket).Put(key, data)
+}

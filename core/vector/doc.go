@@ -1,0 +1,12 @@
+// Package vector finds the chunks whose vectors are closest to a query
+// vector, by an exact cosine scan over float32 vectors held in memory.
+//
+// Vectors live in the store (see core/store); this package keeps a cache
+// of them per namespace, cut into week-long segments sorted by chunk time.
+// A search scoped to a time window loads and scans only the segments that
+// overlap the window, so its cost follows the data it touches rather than
+// the size of the corpus. Writes invalidate the segments they touch.
+//
+// Vectors are expected to be L2-normalised, so that the dot product is the
+// cosine similarity.
+package vector
