@@ -1,0 +1,138 @@
+package uselite
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/huimemory/huimemory/core"
+)
+
+// Identity of the embedder, as [Model.Info] reports it.
+const (
+	Name      = "use-lite"
+	ModelName = "universal-sentence-encoder-lite@0.2.0"
+	Dim       = 512
+)
+
+var _ core.Embedder = (*Model)(nil)
+
+// Model is the Universal Sentence Encoder Lite, loaded into memory. It is
+// immutable after [Load] and safe for concurrent use.
+type Model struct {
+	tok   *Tokenizer
+	g     *graph
+	empty []float32 // the embedding of a text without tokens
+}
+
+// Load reads model.json, the weight shards it lists and vocab.json from
+// dir (see [DefaultDir]; scripts/fetch-models.sh fills it). It only reads
+// the disk. Errors name the file and directory and wrap the cause, so
+// errors.Is(err, fs.ErrNotExist) reports missing weights.
+func Load(dir string) (*Model, error) {
+	g, err := loadGraph(dir)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := readFile(dir, vocabFile)
+	if err != nil {
+		return nil, err
+	}
+	vocab, err := parseVocab(raw)
+	if err != nil {
+		return nil, fmt.Errorf("uselite: reading %s in %s: %w", vocabFile, dir, err)
+	}
+	m := &Model{tok: newTokenizer(vocab), g: g}
+
+	// An empty text has no tokens, and a batch of one empty text is not a
+	// valid graph input. Its embedding is what the graph gives an empty
+	// sentence inside a batch: put it first, before a one-token sentence.
+	out, err := g.run([][2]int{{1, 0}}, []int{unknownID})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.shape) != 2 || out.shape[0] != 2 || out.shape[1] != Dim {
+		return nil, fmt.Errorf("uselite: model in %s gives %v embeddings, want [2 %d]", dir, out.shape, Dim)
+	}
+	m.empty = out.f[:Dim:Dim]
+	return m, nil
+}
+
+// Tokenizer returns the model's tokenizer.
+func (m *Model) Tokenizer() *Tokenizer { return m.tok }
+
+// Info reports Name, ModelName and Dim.
+func (m *Model) Info(context.Context) (core.EmbedderInfo, error) {
+	return core.EmbedderInfo{Name: Name, Model: ModelName, Dim: Dim}, nil
+}
+
+// Embed returns one L2-normalised 512-dimensional vector per text, in
+// order. The graph itself normalises; only the first 128 tokens of a text
+// count. A text that normalises to nothing (such as "") gets the fixed
+// vector the graph gives a sentence without tokens. The model is English
+// only: text in a script it has no pieces for, such as Chinese, becomes a
+// single unknown token, so all such texts come out as one and the same
+// vector (only characters that NFKC maps to ASCII, such as the full-width
+// comma or digits, tell them apart).
+//
+// Texts are embedded one by one on up to GOMAXPROCS goroutines. Embed is
+// safe for concurrent use; it stops early when ctx is done.
+func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var (
+		next    atomic.Int64
+		wg      sync.WaitGroup
+		errOnce sync.Once
+		firstEr error
+	)
+	fail := func(err error) { errOnce.Do(func() { firstEr = err }) }
+	workers := min(runtime.GOMAXPROCS(0), len(texts))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(texts) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					fail(err)
+					return
+				}
+				v, err := m.embedOne(texts[k])
+				if err != nil {
+					fail(err)
+					return
+				}
+				out[k] = v
+			}
+		}()
+	}
+	wg.Wait()
+	if firstEr != nil {
+		return nil, firstEr
+	}
+	return out, nil
+}
+
+func (m *Model) embedOne(text string) ([]float32, error) {
+	ids := m.tok.Encode(text)
+	if len(ids) == 0 {
+		return append([]float32(nil), m.empty...), nil
+	}
+	pairs := make([][2]int, len(ids))
+	for k := range ids {
+		pairs[k] = [2]int{0, k}
+	}
+	t, err := m.g.run(pairs, ids)
+	if err != nil {
+		return nil, err
+	}
+	if t.shape[0] != 1 || t.shape[1] != Dim {
+		return nil, fmt.Errorf("uselite: graph gave %v, want [1 %d]", t.shape, Dim)
+	}
+	return t.f, nil
+}
