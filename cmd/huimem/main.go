@@ -7,8 +7,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -19,8 +21,19 @@ func main() {
 	os.Exit(code)
 }
 
-// run executes one command line and returns the exit code.
-func run(ctx context.Context, args []string, stdin *os.File, stdout, stderr *os.File) int {
+// run executes one command line and returns the exit code. Errors are
+// printed as one line on stderr; so is a panic, whose stack is printed only
+// when HUIMEM_DEBUG is set.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "huimem: internal error: %v (please report it; set HUIMEM_DEBUG=1 for details)\n", r)
+			if os.Getenv("HUIMEM_DEBUG") != "" {
+				stderr.Write(debug.Stack())
+			}
+			code = exitError
+		}
+	}()
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

@@ -31,7 +31,6 @@ const (
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	stderrFile     *os.File
 	home, config   string
 }
 
@@ -43,8 +42,8 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-func newRoot(stdin *os.File, stdout, stderr *os.File) *cobra.Command {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, stderrFile: stderr}
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:   "huimem",
 		Short: "HuiMemory: long-term memory for LLM agents",
@@ -183,3 +182,13 @@ var (
 	exactArgs    = func(n int) cobra.PositionalArgs { return wrapArgs(cobra.ExactArgs(n)) }
 	minimumNArgs = func(n int) cobra.PositionalArgs { return wrapArgs(cobra.MinimumNArgs(n)) }
 )
+
+// stderrIsTerminal reports whether stderr is a terminal, for progress lines.
+func (a *app) stderrIsTerminal() bool {
+	f, ok := a.stderr.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
