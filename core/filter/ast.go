@@ -34,8 +34,9 @@ func (o Op) String() string {
 // Expr is a node of a parsed filter expression: [*And], [*Or], [*Not] or
 // [*Compare].
 type Expr interface {
-	// String renders the expression in the filter language, fully
-	// parenthesised, so that parsing the result gives the same tree.
+	// String renders the expression in the filter language, with the
+	// parentheses it needs, so that parsing the result gives the same
+	// tree.
 	String() string
 	isExpr()
 }
@@ -74,14 +75,34 @@ func (*Or) isExpr()      {}
 func (*Not) isExpr()     {}
 func (*Compare) isExpr() {}
 
-// String renders the conjunction as "(L AND R)".
-func (e *And) String() string { return "(" + e.L.String() + " AND " + e.R.String() + ")" }
+// String renders the conjunction as "L AND R", with parentheses around
+// an OR side, and around an AND on the right, which keeps the tree's shape.
+func (e *And) String() string {
+	return group(e.L, isOr) + " AND " + group(e.R, func(x Expr) bool { return isOr(x) || isAnd(x) })
+}
 
-// String renders the disjunction as "(L OR R)".
-func (e *Or) String() string { return "(" + e.L.String() + " OR " + e.R.String() + ")" }
+// String renders the disjunction as "L OR R", with parentheses around an
+// OR on the right.
+func (e *Or) String() string {
+	return e.L.String() + " OR " + group(e.R, isOr)
+}
 
-// String renders the negation as "NOT X".
-func (e *Not) String() string { return "NOT " + e.X.String() }
+// String renders the negation as "NOT X", with parentheses around an AND
+// or an OR.
+func (e *Not) String() string {
+	return "NOT " + group(e.X, func(x Expr) bool { return isOr(x) || isAnd(x) })
+}
+
+func isOr(e Expr) bool  { _, ok := e.(*Or); return ok }
+func isAnd(e Expr) bool { _, ok := e.(*And); return ok }
+
+// group renders e, in parentheses if paren(e).
+func group(e Expr, paren func(Expr) bool) string {
+	if paren(e) {
+		return "(" + e.String() + ")"
+	}
+	return e.String()
+}
 
 // String renders the comparison as "field op 'value'", quoting the value
 // with single quotes and escaping quotes and backslashes.

@@ -135,7 +135,7 @@ func lex(expr string) ([]token, error) {
 			}
 			toks = append(toks, token{kind: tokIdent, text: expr[start:i], src: expr[start:i], col: startCol})
 		default:
-			return nil, errorf(col, "unexpected character %q", r)
+			return nil, errorf(col, "unexpected character %q", string(r))
 		}
 	}
 	return append(toks, token{kind: tokEOF, col: col}), nil
@@ -239,21 +239,27 @@ func (p *parser) and() (Expr, error) {
 	return l, nil
 }
 
-// not parses NOT notExpr | primary.
+// not parses { NOT } primary. The NOTs are read in a loop, not by
+// recursion, and pairs of them cancel out.
 func (p *parser) not() (Expr, error) {
-	if !p.keyword("NOT") {
-		return p.primary()
+	odd := false
+	for p.keyword("NOT") {
+		p.next()
+		odd = !odd
 	}
-	t := p.next()
-	if p.depth++; p.depth > maxDepth {
-		return nil, errorf(t.col, "expression nested too deeply")
+	x, err := p.primary()
+	if err != nil || !odd {
+		return x, err
 	}
-	x, err := p.not()
-	p.depth--
-	if err != nil {
-		return nil, err
+	return negate(x), nil
+}
+
+// negate returns NOT x, removing a double negation.
+func negate(x Expr) Expr {
+	if n, ok := x.(*Not); ok {
+		return n.X
 	}
-	return &Not{X: x}, nil
+	return &Not{X: x}
 }
 
 // primary parses ( orExpr ) | comparison.
@@ -272,7 +278,7 @@ func (p *parser) primary() (Expr, error) {
 		}
 		if c := p.next(); c.kind != tokRParen {
 			if c.kind == tokEOF {
-				return nil, errorf(c.col, "missing \")\" to close \"(\" at column %d", t.col)
+				return nil, errorf(t.col, "unclosed \"(\"")
 			}
 			return nil, p.unexpected(c)
 		}
@@ -335,7 +341,7 @@ func (p *parser) comparison() (Expr, error) {
 			start, end, _ := parseTime(c.Value, p.loc)
 			c.Start, c.End = start, end
 		}
-		return &Not{X: c}, nil
+		return negate(c), nil
 	}
 	return c, nil
 }
@@ -387,7 +393,7 @@ func parseTime(s string, loc *time.Location) (start, end time.Time, ok bool) {
 	}
 	for _, layout := range offsetLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			t = t.Truncate(time.Second)
+			t = t.Truncate(time.Second).In(loc)
 			return t, t.Add(time.Second), true
 		}
 	}

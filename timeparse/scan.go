@@ -1,0 +1,545 @@
+package timeparse
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// A phrase is parsed in three layers, all anchored at one byte offset of
+// the text:
+//
+//   - atoms: one rule each ("上周三", "last Wednesday", "4月6日", "最近"),
+//   - singles: an atom for one day, optionally followed by a part of the day
+//     and a clock time ("上周三下午", "yesterday at 3pm"),
+//   - phrases: a single, a range of two singles ("从4月1日到10日", "between
+//     April 1 and April 10"), or "since" a single, with an optional leading
+//     preposition ("on", "in", "在").
+//
+// Extract tries every offset and keeps the longest phrase.
+
+// val is a resolved atom or phrase.
+type val struct {
+	r Range // Text is filled in by the caller.
+	// day is set when r is exactly one calendar day, which a part of the
+	// day or a clock time may follow.
+	day *civil
+	// date is set for calendar dates written with a month, so that a bare
+	// day can continue a range: "4月1日至10日", "April 1 to 10".
+	date *civil
+	// year is set for a calendar year, so that a bare year can continue a
+	// range: "from 2024 to 2025".
+	year int
+	// month is the month of a date or month whose year was inferred.
+	month time.Month
+	// shift, when set, resolves the same words one period earlier (a year
+	// for an inferred year, a week for a bare weekday). A range whose start
+	// comes after its end uses it: at 2026-11-29, "11月到2月" runs from
+	// November 2025 to the end of February 2026.
+	shift func() (val, error)
+}
+
+// cand is one way to read the text from some offset up to end.
+type cand struct {
+	end int
+	v   val
+	err error
+}
+
+// scanner holds the state of one Parse or Extract call.
+type scanner struct {
+	text       string
+	ref        time.Time
+	loc        *time.Location
+	today      civil
+	atomMemo   map[int][]cand
+	singleMemo map[int][]cand
+	enDates    map[int]enDateMatch
+}
+
+func newScanner(text string, ref time.Time) *scanner {
+	return &scanner{
+		text:       text,
+		ref:        ref,
+		loc:        ref.Location(),
+		today:      civilOf(ref),
+		atomMemo:   map[int][]cand{},
+		singleMemo: map[int][]cand{},
+	}
+}
+
+// errSkip tells the scanner that a rule's regular expression matched words
+// that are not a time phrase after all, such as "may" the verb.
+var errSkip = errors.New("not a time phrase")
+
+// script says which kind of character a rule can start with.
+type script uint8
+
+const (
+	scriptHan   script = 1 << iota // a CJK character
+	scriptLatin                    // an ASCII letter
+	scriptDigit                    // an ASCII digit
+)
+
+func scriptOf(r rune) script {
+	switch {
+	case r >= '0' && r <= '9':
+		return scriptDigit
+	case r < utf8.RuneSelf:
+		return scriptLatin
+	default:
+		return scriptHan
+	}
+}
+
+// match is one match of a rule's regular expression.
+type match struct {
+	start int               // the offset of the match in the text
+	text  string            // the whole match
+	g     map[string]string // the named groups that took part in it
+}
+
+// rule recognises one kind of atom.
+type rule struct {
+	re       *regexp.Regexp
+	starts   script
+	first    runeSet // the runes a match can start with, unless anyFirst
+	anyFirst bool
+	needEnd  bool // the atom must end the text or be followed by punctuation
+	fn       func(s *scanner, m match) (val, error)
+}
+
+// mkRule compiles pattern anchored at the start, with leftmost-longest
+// matching so that "大前天" wins over "前天".
+func mkRule(starts script, pattern string, fn func(s *scanner, m match) (val, error)) rule {
+	re := regexp.MustCompile(`^(?:` + pattern + `)`)
+	re.Longest()
+	first, anyFirst := firstRunes(pattern)
+	return rule{re: re, starts: starts, first: first, anyFirst: anyFirst, fn: fn}
+}
+
+// atomWindow is how many bytes of text the anchored rules look at; no atom
+// is longer. A match that reaches the end of the window is tried again on
+// the whole text.
+const atomWindow = 128
+
+// isWord reports whether r is an ASCII letter or digit.
+func isWord(r rune) bool {
+	return r < utf8.RuneSelf && (r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+}
+
+// isHanNumeral reports whether r is a Chinese numeral.
+func isHanNumeral(r rune) bool { return strings.ContainsRune(hanNumerals, r) }
+
+const hanNumerals = "零〇一二两三四五六七八九十百千"
+
+// startOK reports whether a phrase may start at offset i: not inside a word
+// or number.
+func (s *scanner) startOK(i int) bool {
+	if i == 0 || i >= len(s.text) {
+		return i == 0
+	}
+	prev, _ := utf8.DecodeLastRuneInString(s.text[:i])
+	next, _ := utf8.DecodeRuneInString(s.text[i:])
+	return !(isWord(prev) && isWord(next)) && !(isHanNumeral(prev) && isHanNumeral(next))
+}
+
+// endOK reports whether a phrase may end at offset i: not inside a word or
+// number.
+func (s *scanner) endOK(i int) bool {
+	if i <= 0 || i >= len(s.text) {
+		return true
+	}
+	prev, _ := utf8.DecodeLastRuneInString(s.text[:i])
+	next, _ := utf8.DecodeRuneInString(s.text[i:])
+	return !(isWord(prev) && isWord(next))
+}
+
+// afterCount reports whether offset i follows a count or a quantifier,
+// as in "一周一次" (once a week), "一年中" (in a year) or "三个月中", where
+// "周一", "年中" and "月中" are not time phrases.
+func (s *scanner) afterCount(i int) bool {
+	prev, _ := utf8.DecodeLastRuneInString(s.text[:i])
+	return i > 0 && (isHanNumeral(prev) || (prev >= '0' && prev <= '9') || strings.ContainsRune("个几每数半", prev))
+}
+
+// endsClause reports whether offset i is the end of the text or followed,
+// after spaces, by punctuation.
+func (s *scanner) endsClause(i int) bool {
+	rest := strings.TrimLeft(s.text[i:], " \t\r\n")
+	if rest == "" {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return isJunk(r)
+}
+
+// atoms returns every atom that starts at offset i.
+func (s *scanner) atoms(i int) []cand {
+	if c, ok := s.atomMemo[i]; ok {
+		return c
+	}
+	var out []cand
+	if i < len(s.text) && s.startOK(i) {
+		r, _ := utf8.DecodeRuneInString(s.text[i:])
+		sc := scriptOf(r)
+		for _, ru := range allRules {
+			if ru.starts&sc == 0 || !(ru.anyFirst || ru.first.has(r)) {
+				continue
+			}
+			if c, ok := s.apply(ru, i); ok {
+				out = append(out, c)
+			}
+		}
+		out = append(out, s.enDateAtoms(i)...)
+	}
+	s.atomMemo[i] = out
+	return out
+}
+
+// apply tries rule ru at offset i.
+func (s *scanner) apply(ru rule, i int) (cand, bool) {
+	text := s.text[i:]
+	if len(text) > atomWindow {
+		cut := atomWindow
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		loc := ru.re.FindStringSubmatchIndex(text[:cut])
+		if loc == nil {
+			return cand{}, false
+		}
+		if loc[1] < cut {
+			return s.applied(ru, i, loc)
+		}
+	}
+	return s.applied(ru, i, ru.re.FindStringSubmatchIndex(text))
+}
+
+// applied turns the submatch indexes loc of rule ru at offset i into a
+// candidate.
+func (s *scanner) applied(ru rule, i int, loc []int) (cand, bool) {
+	if loc == nil || loc[1] == 0 {
+		return cand{}, false
+	}
+	end := i + loc[1]
+	if !s.endOK(end) || (ru.needEnd && !s.endsClause(end)) {
+		return cand{}, false
+	}
+	m := match{start: i, text: s.text[i:end], g: map[string]string{}}
+	for k, name := range ru.re.SubexpNames() {
+		if name != "" && loc[2*k] >= 0 && m.g[name] == "" {
+			m.g[name] = s.text[i+loc[2*k] : i+loc[2*k+1]]
+		}
+	}
+	v, err := ru.fn(s, m)
+	if err == errSkip {
+		return cand{}, false
+	}
+	if err == nil {
+		err = s.check(m.text, v)
+	}
+	return cand{end: end, v: v, err: err}, true
+}
+
+// check rejects empty ranges, such as "earlier today" at midnight.
+func (s *scanner) check(text string, v val) error {
+	if !v.r.End.After(v.r.Start) {
+		return invalidDate(text, "the range is empty")
+	}
+	return nil
+}
+
+// singles returns the atoms at offset i, and those of them that name one
+// day extended by a part of the day and a clock time.
+func (s *scanner) singles(i int) []cand {
+	if c, ok := s.singleMemo[i]; ok {
+		return c
+	}
+	base := s.atoms(i)
+	out := append([]cand(nil), base...)
+	for _, a := range base {
+		if a.err == nil && a.v.day != nil {
+			out = append(out, s.extend(a.end, *a.v.day)...)
+		}
+	}
+	// A clock time on its own is today's: "下午3点", "at 3pm".
+	out = append(out, s.clocks(i, s.today, true, nil)...)
+	s.singleMemo[i] = out
+	return out
+}
+
+var (
+	daySepRe = regexp.MustCompile(`^(?:\s*的\s*|(?i:\s+(?:in\s+the|at|around)\s+)|\s*)`)
+	clockSep = regexp.MustCompile(`^(?:\s*的\s*|(?i:\s+(?:at|around)\s+)|\s*)`)
+)
+
+// extend returns the parts of day c and clock times that follow offset j.
+func (s *scanner) extend(j int, c civil) []cand {
+	var out []cand
+	for _, k := range s.seps(j, daySepRe) {
+		for _, p := range s.partsOfDay(k, c) {
+			out = append(out, p.cand)
+			for _, k2 := range s.seps(p.end, clockSep) {
+				out = append(out, s.clocks(k2, c, false, &p.hours)...)
+			}
+		}
+	}
+	for _, k := range s.seps(j, clockSep) {
+		out = append(out, s.clocks(k, c, false, nil)...)
+	}
+	return out
+}
+
+// seps returns the offsets at which a separator that starts at j may end:
+// "昨天 下午", "昨天的下午", "Monday in the afternoon".
+func (s *scanner) seps(j int, re *regexp.Regexp) []int {
+	out := []int{j}
+	spaces := j + len(s.text[j:]) - len(strings.TrimLeft(s.text[j:], " \t"))
+	if spaces != j {
+		out = append(out, spaces)
+	}
+	if m := re.FindStringIndex(s.text[j:]); m != nil && j+m[1] != j && j+m[1] != spaces {
+		out = append(out, j+m[1])
+	}
+	return out
+}
+
+var (
+	podHanRe   = mustLongest(`^(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|晚间|深夜|半夜)`)
+	podLatinRe = mustLongest(`^(?i:morning|noon|midday|lunchtime|afternoon|evening|night|late\s+night)`)
+)
+
+func mustLongest(pattern string) *regexp.Regexp {
+	re := regexp.MustCompile(pattern)
+	re.Longest()
+	return re
+}
+
+// podHours gives the hours of each part of the day; see the package
+// documentation.
+var podHours = map[string][2]int{
+	"凌晨": {0, 6},
+	"早上": {6, 12}, "早晨": {6, 12}, "上午": {6, 12}, "morning": {6, 12},
+	"中午": {11, 13}, "noon": {11, 13}, "midday": {11, 13}, "lunchtime": {11, 13},
+	"下午": {12, 18}, "afternoon": {12, 18},
+	"傍晚": {17, 19},
+	"晚上": {18, 24}, "夜里": {18, 24}, "夜晚": {18, 24}, "晚间": {18, 24}, "evening": {18, 24}, "night": {18, 24},
+	"深夜": {22, 26}, "半夜": {22, 26}, "late night": {22, 26},
+}
+
+// podCand is a part of a day and its hours.
+type podCand struct {
+	cand
+	hours [2]int
+}
+
+// partsOfDay returns the parts of day c named at offset j.
+func (s *scanner) partsOfDay(j int, c civil) []podCand {
+	var out []podCand
+	for _, re := range []*regexp.Regexp{podHanRe, podLatinRe} {
+		m := re.FindString(s.text[j:])
+		if m == "" || !s.endOK(j+len(m)) {
+			continue
+		}
+		h := podHours[strings.Join(strings.Fields(strings.ToLower(m)), " ")]
+		out = append(out, podCand{cand{end: j + len(m), v: s.hours(c, h[0], h[1])}, h})
+	}
+	return out
+}
+
+// phrases returns every phrase that starts at offset i.
+func (s *scanner) phrases(i int) []cand {
+	out := s.compounds(i)
+	if m := prefixRe.FindStringIndex(s.text[i:]); m != nil {
+		j := i + m[1]
+		if s.startOK(j) {
+			out = append(out, s.compounds(j)...)
+		}
+	}
+	return out
+}
+
+// prefixRe matches a preposition that may lead a phrase and goes with it
+// when Extract cuts the phrase out.
+var prefixRe = regexp.MustCompile(`^(?:(?i:(?:on|in|during|over|for|at|within)\s+)|在|于)`)
+
+var (
+	// openRe matches a word that opens a range; the group says which.
+	openRe    = regexp.MustCompile(`^(?:(?i:(?P<from>from)\s+|(?P<between>between)\s+|(?P<since>since)\s+)|(?P<since>自从)|(?P<from>从|自|由))`)
+	connectRe = regexp.MustCompile(`^\s*(?:(?i:(?:to|until|till|til|through|thru)\b)|到|至|-|–|—|~|～)\s*`)
+	andRe     = regexp.MustCompile(`^\s+(?i:and)\s+`)
+	closeRe   = regexp.MustCompile(`^\s*(?:之间|期间|这段时间)`)
+	sinceRe   = regexp.MustCompile(`^\s*(?:以来|至今|到现在|到目前为止|(?i:(?:to|until|till)\s+(?:now|date|the\s+present)\b))`)
+)
+
+type opener int
+
+const (
+	openNone opener = iota
+	openFrom
+	openBetween
+	openSince
+)
+
+// compounds returns the singles at offset i, and the ranges and "since"
+// phrases that start there.
+func (s *scanner) compounds(i int) []cand {
+	out := append([]cand(nil), s.singles(i)...)
+	type open struct {
+		kind opener
+		j    int
+	}
+	opens := []open{{openNone, i}}
+	if m := openRe.FindStringSubmatchIndex(s.text[i:]); m != nil {
+		kind := openFrom
+		for k, name := range openRe.SubexpNames() {
+			if m[2*k] >= 0 {
+				switch name {
+				case "between":
+					kind = openBetween
+				case "since":
+					kind = openSince
+				}
+			}
+		}
+		if j := i + m[1]; s.startOK(j) {
+			opens = append(opens, open{kind, j})
+		}
+	}
+	for _, o := range opens {
+		firsts := s.singles(o.j)
+		if o.kind != openNone {
+			firsts = append(firsts, s.bareYear(o.j)...)
+		}
+		for _, a := range firsts {
+			// "从上周三以来", "上周三以来", "from Monday to now".
+			if m := sinceRe.FindStringIndex(s.text[a.end:]); m != nil && s.endOK(a.end+m[1]) {
+				out = append(out, s.since(i, a, a.end+m[1]))
+			}
+			if o.kind == openSince {
+				out = append(out, s.since(i, a, a.end))
+				continue
+			}
+			conn := connectRe
+			if o.kind == openBetween {
+				conn = andRe
+			}
+			m := conn.FindStringIndex(s.text[a.end:])
+			if m == nil {
+				continue
+			}
+			k := a.end + m[1]
+			if !s.startOK(k) {
+				continue
+			}
+			seconds := append(s.singles(k), s.bareDay(k, a.v)...)
+			if a.v.year != 0 {
+				seconds = append(seconds, s.bareYear(k)...)
+			}
+			for _, b := range seconds {
+				c := s.join(i, a, b)
+				out = append(out, c)
+				if m := closeRe.FindStringIndex(s.text[b.end:]); m != nil {
+					c.end = b.end + m[1]
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// join makes the range from the start of a to the end of b; the phrase
+// starts at offset i.
+func (s *scanner) join(i int, a, b cand) cand {
+	text := s.text[i:b.end]
+	if a.err != nil {
+		return cand{end: b.end, err: a.err}
+	}
+	if b.err != nil {
+		return cand{end: b.end, err: b.err}
+	}
+	av, bv := a.v, b.v
+	if bv.r.Start.Before(av.r.Start) && av.shift != nil && (av.month == 0 || av.month != bv.month) {
+		v, err := av.shift()
+		if err != nil {
+			return cand{end: b.end, err: err}
+		}
+		av = v
+	}
+	if bv.r.Start.Before(av.r.Start) {
+		return cand{end: b.end, err: invalidDate(text, "the range ends before it starts")}
+	}
+	r := Range{
+		Start:       av.r.Start,
+		End:         bv.r.End,
+		Granularity: max(av.r.Granularity, bv.r.Granularity),
+		Fuzzy:       av.r.Fuzzy || bv.r.Fuzzy,
+	}
+	if !r.End.After(r.Start) {
+		return cand{end: b.end, err: invalidDate(text, "the range is empty")}
+	}
+	return cand{end: b.end, v: val{r: r}}
+}
+
+// since makes the range from the start of a up to the reference time; the
+// phrase runs from offset i to end.
+func (s *scanner) since(i int, a cand, end int) cand {
+	if a.err != nil {
+		return cand{end: end, err: a.err}
+	}
+	if !s.ref.After(a.v.r.Start) {
+		return cand{end: end, err: invalidDate(s.text[i:end], "it starts after the reference time %s", s.ref.Format(time.RFC3339))}
+	}
+	r := a.v.r
+	r.End = s.ref
+	return cand{end: end, v: val{r: r}}
+}
+
+var (
+	bareYearRe     = regexp.MustCompile(`^[0-9]{4}`)
+	bareDayHanRe   = regexp.MustCompile(`^(` + hanDay + `)[日号]`)
+	bareDayLatinRe = regexp.MustCompile(`^(?i:([0-9]{1,2})(?:st|nd|rd|th)?|(` + ordinalPattern + `))`)
+)
+
+// bareYear reads a year written as four digits alone, which is a phrase
+// only inside a range: "from 2024 to 2025".
+func (s *scanner) bareYear(j int) []cand {
+	m := bareYearRe.FindString(s.text[j:])
+	if m == "" || !s.endOK(j+len(m)) {
+		return nil
+	}
+	y := atoi(m)
+	v := s.yearVal(y)
+	return []cand{{end: j + len(m), v: v}}
+}
+
+// bareDay reads a day of the month alone, which continues a range whose
+// first part is a date: "4月1日至10日", "April 1 to 10".
+func (s *scanner) bareDay(j int, first val) []cand {
+	if first.date == nil {
+		return nil
+	}
+	var num string
+	var end int
+	if m := bareDayHanRe.FindStringSubmatchIndex(s.text[j:]); m != nil {
+		num, end = s.text[j+m[2]:j+m[3]], j+m[1]
+	} else if m := bareDayLatinRe.FindStringSubmatchIndex(s.text[j:]); m != nil {
+		num, end = s.text[j+m[0]:j+m[1]], j+m[1]
+	} else {
+		return nil
+	}
+	if !s.endOK(end) {
+		return nil
+	}
+	d, ok := parseDay(num)
+	if !ok {
+		return nil
+	}
+	c := *first.date
+	v, err := s.dateVal(s.text[j:end], c.y, c.m, d)
+	return []cand{{end: end, v: v, err: err}}
+}
