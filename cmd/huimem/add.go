@@ -33,7 +33,7 @@ func (a *app) addCmd() *cobra.Command {
 			}
 			m.Time = time.Now()
 			if at != "" {
-				t, err := parseTimeFlag("--time", at, time.Local)
+				t, err := parseTimeFlag("--time", at, time.Local, time.Now())
 				if err != nil {
 					return err
 				}

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/internal/render"
 )
 
@@ -213,5 +215,101 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q", want)
 		}
+	}
+}
+
+func TestTimeCommand(t *testing.T) {
+	home := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"time", "--json", "--now", "2026-11-29T15:00:00+08:00", "上周三下午"},
+			`{"start":"2026-11-18T12:00:00+08:00","end":"2026-11-18T18:00:00+08:00","granularity":"hour","fuzzy":false,"text":"上周三下午"}`, 0},
+		{[]string{"time", "--json", "--now", "2026-11-30T09:00:00-05:00", "last", "week"},
+			`{"start":"2026-11-23T00:00:00-05:00","end":"2026-11-30T00:00:00-05:00","granularity":"week","fuzzy":false,"text":"last week"}`, 0},
+		{[]string{"time", "--now", "2026-11-29T15:00:00+08:00", "前段时间"}, "(fuzzy)", 0},
+		{[]string{"time", "2月30日"}, `invalid date "2月30日"`, exitUsage},
+		{[]string{"time", "hello"}, `no time phrase in "hello"`, exitUsage},
+		{[]string{"time", "--now", "tomorrowish", "today"}, `--now "tomorrowish"`, exitUsage},
+	} {
+		out, errs, code := cli(t, home, tt.args...)
+		if code != tt.code || !strings.Contains(out+errs, tt.want) {
+			t.Errorf("%v: code %d, out %q, err %q; want %d and %q", tt.args, code, out, errs, tt.code, tt.want)
+		}
+	}
+}
+
+func TestRecallTimeFilterAndBatch(t *testing.T) {
+	home := ingested(t)
+	now := "2026-11-29T15:00:00+08:00"
+	out, errs, code := cli(t, home, "recall", "--json", "--now", now, "上周三下午部署的时候出了什么问题")
+	if code != 0 {
+		t.Fatalf("%d %s", code, errs)
+	}
+	var res render.JSONResults
+	json.Unmarshal([]byte(out), &res)
+	if res.ResolvedTime == nil || res.ResolvedTime.Text != "上周三下午" || len(res.Results) == 0 || res.Results[0].Session != "deploy-bug" {
+		t.Errorf("time-scoped recall: %+v", res)
+	}
+	out, _, _ = cli(t, home, "recall", "--json", "--now", now, "--no-time", "上周三下午部署的时候出了什么问题")
+	res = render.JSONResults{}
+	json.Unmarshal([]byte(out), &res)
+	if res.ResolvedTime != nil {
+		t.Errorf("--no-time resolved %+v", res.ResolvedTime)
+	}
+	out, _, _ = cli(t, home, "recall", "--json", "--now", now, "最近聊过的书")
+	res = render.JSONResults{}
+	json.Unmarshal([]byte(out), &res)
+	if res.ResolvedTime == nil || !res.ResolvedTime.Fuzzy || len(res.ScannedWeeks) == 0 || res.ScannedWeeks[0] != "2026-W48" {
+		t.Errorf("fuzzy recall: resolved %+v, scanned %v", res.ResolvedTime, res.ScannedWeeks)
+	}
+	out, _, code = cli(t, home, "recall", "--json", "--filter", "session = 'kyoto-trip' AND role = 'user'", "--top-k", "10", "Kyoto ryokan")
+	res = render.JSONResults{}
+	json.Unmarshal([]byte(out), &res)
+	if code != 0 || len(res.Results) != 2 {
+		t.Errorf("filtered recall: %d results", len(res.Results))
+	}
+	_, errs, code = cli(t, home, "recall", "--filter", "session = 'a' ANDD x", "q")
+	if code != exitUsage || !strings.Contains(errs, `filter: unexpected "ANDD" at column 15`) {
+		t.Errorf("bad filter: %d %q", code, errs)
+	}
+
+	qfile := filepath.Join(t.TempDir(), "q.jsonl")
+	os.WriteFile(qfile, []byte(`{"id":"a","query":"AI 意识","top_k":1}
+not json
+{"id":"c","query":"ryokan","top_k":2,"now":"2026-11-29"}
+`), 0o600)
+	out, errs, code = cli(t, home, "recall", "--json", "--batch", qfile)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 || !strings.Contains(errs, "1 of 3 queries failed") {
+		t.Fatalf("batch: code %d, %d lines, stderr %q", code, len(lines), errs)
+	}
+	var l2 struct {
+		Line  int    `json:"line"`
+		Error string `json:"error"`
+	}
+	json.Unmarshal([]byte(lines[1]), &l2)
+	if l2.Line != 2 || l2.Error == "" {
+		t.Errorf("bad line result %s", lines[1])
+	}
+	var l3 struct {
+		ID      string
+		Results []struct{ Refs []string }
+	}
+	json.Unmarshal([]byte(lines[2]), &l3)
+	if l3.ID != "c" || len(l3.Results) != 2 || len(l3.Results[0].Refs) == 0 {
+		t.Errorf("third line %s", lines[2])
+	}
+	if _, errs, code := cli(t, home, "recall", "--batch", qfile); code != exitUsage || !strings.Contains(errs, "add --json") {
+		t.Errorf("batch without --json: %d %q", code, errs)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	r := core.Round{Week: "2026-W47", Start: time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), Hits: make([]core.Hit, 3)}
+	if got, want := progressLine(r), "scanning 2026-W47 (2026-11-16 .. 2026-11-22): 3 hits"; got != want {
+		t.Errorf("progressLine = %q, want %q", got, want)
 	}
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
+	"github.com/huimemory/huimemory/internal/batch"
 	"github.com/huimemory/huimemory/internal/render"
 )
 
@@ -17,6 +19,7 @@ type recallFlags struct {
 	now           string
 	context       int
 	asJSON        bool
+	batch         string
 }
 
 func (a *app) recallCmd() *cobra.Command {
@@ -24,16 +27,36 @@ func (a *app) recallCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "recall [flags] QUERY",
 		Short: "Find the turns that best match a query, by keyword, meaning and time",
-		Args:  minimumNArgs(1),
+		Long: `Find the turns that best match a query, by keyword, meaning and time.
+
+With --batch FILE (- for stdin), read JSON Lines queries such as
+  {"query":"...","top_k":10,"namespace":"...","since":"...","before":"...","now":"..."}
+and write one JSON line of results per query (the --json shape, plus "line",
+an echoed "id", and "error" for a query that failed). The home is opened once.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.batch != "" {
+				return noArgs(cmd, args)
+			}
+			return minimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.batch != "" && !f.asJSON {
+				return usagef("recall: --batch writes JSON; add --json")
+			}
 			e, cfg, err := a.open(cmd.Context(), engine.Options{})
 			if err != nil {
 				return err
 			}
 			defer e.Close()
+			if f.batch != "" {
+				return a.recallBatch(cmd, e, cfg, &f)
+			}
 			q, err := f.query(cmd, cfg, joinArgs(args))
 			if err != nil {
 				return err
+			}
+			if a.stderrIsTerminal() {
+				q.OnRound = func(r core.Round) { fmt.Fprintln(a.stderr, progressLine(r)) }
 			}
 			res, err := e.Recall(cmd.Context(), q)
 			if err != nil {
@@ -55,7 +78,11 @@ func (a *app) recallCmd() *cobra.Command {
 	fl.StringVar(&f.before, "before", "", "only chunks before this time")
 	fl.IntVarP(&f.context, "context", "c", -1, "neighbouring chunks to show on each side of a hit (default retriever.context_window)")
 	fl.StringVarP(&f.q.Namespace, "namespace", "n", "", "namespace to search")
+	fl.StringVar(&f.q.Filter, "filter", "", "filter expression, such as \"timestamp >= '2026-04-06' AND role = 'user'\"")
+	fl.StringVar(&f.now, "now", "", "reference time for time phrases, RFC 3339 or 2026-11-29 15:04 (default: now)")
+	fl.BoolVar(&f.q.NoTime, "no-time", false, "keep time phrases in the query as plain text")
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	fl.StringVar(&f.batch, "batch", "", "run the JSONL queries in FILE (- for stdin), one JSON line out per query")
 	return cmd
 }
 
@@ -65,13 +92,16 @@ func (f *recallFlags) query(cmd *cobra.Command, cfg core.Config, text string) (c
 	q.Text = text
 	loc := time.Local
 	var err error
+	if q.Now, err = nowFlag(f.now); err != nil {
+		return q, err
+	}
 	if f.since != "" {
-		if q.Since, err = parseTimeFlag("--since", f.since, loc); err != nil {
+		if q.Since, err = parseTimeFlag("--since", f.since, loc, q.Now); err != nil {
 			return q, err
 		}
 	}
 	if f.before != "" {
-		if q.Before, err = parseTimeFlag("--before", f.before, loc); err != nil {
+		if q.Before, err = parseTimeFlag("--before", f.before, loc, q.Now); err != nil {
 			return q, err
 		}
 	}
@@ -91,4 +121,35 @@ func joinArgs(args []string) string {
 		s += a
 	}
 	return s
+}
+
+func (a *app) recallBatch(cmd *cobra.Command, e *engine.Engine, cfg core.Config, f *recallFlags) error {
+	in := a.stdin
+	if f.batch != "-" {
+		file, err := os.Open(f.batch)
+		if err != nil {
+			return usagef("recall --batch: %v", err)
+		}
+		defer file.Close()
+		in = file
+	}
+	ctx := f.context
+	if ctx < 0 {
+		ctx = cfg.Retriever.ContextWindow
+	}
+	st, err := batch.Run(cmd.Context(), e, in, a.stdout, batch.Options{Defaults: core.Query{TopK: f.q.TopK, Context: ctx}})
+	if err != nil {
+		return err
+	}
+	if st.Errors > 0 {
+		fmt.Fprintf(a.stderr, "huimem: %d of %d queries failed; see their \"error\" fields\n", st.Errors, st.Queries)
+	}
+	return nil
+}
+
+// progressLine describes one round of a progressive scan:
+// "scanning 2026-W47 (2026-11-16 .. 2026-11-22): 3 hits".
+func progressLine(r core.Round) string {
+	return fmt.Sprintf("scanning %s (%s .. %s): %d hits", r.Week,
+		r.Start.Format("2006-01-02"), r.End.Add(-time.Nanosecond).Format("2006-01-02"), len(r.Hits))
 }

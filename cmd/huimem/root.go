@@ -61,7 +61,7 @@ links, so an LLM can walk a conversation with recall_by_id.`,
 	pf.StringVar(&a.config, "config", "", "config file to merge over the defaults (default <home>/config.yaml if it exists)")
 	root.AddCommand(
 		a.initCmd(), a.ingestCmd(), a.addCmd(), a.recallCmd(), a.getCmd(),
-		a.statsCmd(), a.reindexCmd(), a.demoCmd(), a.configCmd(),
+		a.statsCmd(), a.reindexCmd(), a.demoCmd(), a.configCmd(), a.benchCmd(), a.timeCmd(),
 	)
 	return root
 }

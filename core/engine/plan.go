@@ -2,44 +2,258 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/filter"
 	"github.com/huimemory/huimemory/core/index"
+	"github.com/huimemory/huimemory/core/store"
+	"github.com/huimemory/huimemory/timeparse"
 )
 
 // queryPlan is a query after its time phrase and filter are resolved.
 type queryPlan struct {
 	text          string
-	since, before time.Time
+	since, before time.Time // the exact window; zero sides are open
 	filter        *compiledFilter
 	resolved      *core.TimeRange
 	now           time.Time
-	// scan runs a progressive week-by-week scan; scanIfShort runs one when
-	// the plain search finds fewer than top_k hits.
+	// scan runs a progressive week-by-week scan over [scanFrom, scanTo);
+	// scanIfShort runs one when the plain search finds fewer than top_k
+	// hits.
 	scan, scanIfShort bool
+	scanFrom, scanTo  time.Time
+}
+
+// planQuery resolves the time phrase in q.Text and the filter expression.
+// An exact phrase narrows the window; a fuzzy one asks for a progressive
+// scan inside its span.
+func (e *Engine) planQuery(q core.Query) (*queryPlan, error) {
+	p := &queryPlan{text: strings.TrimSpace(q.Text), since: q.Since, before: q.Before, now: q.Now}
+	if p.now.IsZero() {
+		p.now = time.Now()
+	}
+	if q.Filter != "" {
+		expr, err := filter.Parse(q.Filter, p.now.Location())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", core.ErrInvalid, err)
+		}
+		p.filter = &compiledFilter{expr: expr, query: filterQuery(expr)}
+		start, end := filter.TimeBounds(expr)
+		p.since, p.before = intersect(p.since, p.before, start, end)
+	}
+	timeGiven := !p.since.IsZero() || !p.before.IsZero()
+	if !q.NoTime {
+		if r, rest, ok := timeparse.Extract(p.text, p.now); ok {
+			p.resolved = &core.TimeRange{Start: r.Start, End: r.End, Granularity: r.Granularity.String(), Fuzzy: r.Fuzzy, Text: r.Text}
+			p.text = strings.TrimSpace(rest)
+			timeGiven = true
+			if r.Fuzzy {
+				p.scan = true
+				p.scanFrom, p.scanTo = intersect(p.since, p.before, r.Start, r.End)
+			} else {
+				p.since, p.before = intersect(p.since, p.before, r.Start, r.End)
+			}
+		}
+	}
+	if !timeGiven && e.cfg.Retriever.EnableProgressiveScan {
+		p.scanIfShort = true
+	}
+	if !p.since.IsZero() && !p.before.IsZero() && !p.since.Before(p.before) {
+		// An empty window: nothing can match, which is a valid answer.
+		p.before = p.since
+	}
+	return p, nil
+}
+
+// intersect returns the intersection of two half-open windows whose zero
+// bounds are open.
+func intersect(s1, b1, s2, b2 time.Time) (time.Time, time.Time) {
+	since, before := s1, b1
+	if !s2.IsZero() && (since.IsZero() || s2.After(since)) {
+		since = s2
+	}
+	if !b2.IsZero() && (before.IsZero() || b2.Before(before)) {
+		before = b2
+	}
+	return since, before
 }
 
 // compiledFilter is a filter expression ready for the index and for
 // checking chunks.
 type compiledFilter struct {
+	expr  filter.Expr
 	query query.Query
 }
 
-func (e *Engine) planQuery(q core.Query) (*queryPlan, error) {
-	p := &queryPlan{text: q.Text, since: q.Since, before: q.Before, now: q.Now}
-	if p.now.IsZero() {
-		p.now = time.Now()
+// filterQuery translates a filter expression into an index query.
+func filterQuery(e filter.Expr) query.Query {
+	switch x := e.(type) {
+	case *filter.And:
+		return query.NewConjunctionQuery([]query.Query{filterQuery(x.L), filterQuery(x.R)})
+	case *filter.Or:
+		return query.NewDisjunctionQuery([]query.Query{filterQuery(x.L), filterQuery(x.R)})
+	case *filter.Not:
+		return query.NewBooleanQuery([]query.Query{query.NewMatchAllQuery()}, nil, []query.Query{filterQuery(x.X)})
+	case *filter.Compare:
+		return compareQuery(x)
 	}
-	return p, nil
+	return query.NewMatchNoneQuery()
 }
 
-func (e *Engine) filterAllow(ctx context.Context, p params) (func(string) bool, error) {
-	return nil, nil
+func compareQuery(c *filter.Compare) query.Query {
+	if c.Field == "timestamp" {
+		if c.Start.IsZero() && c.End.IsZero() {
+			return query.NewMatchAllQuery()
+		}
+		return index.DateRange(c.Start, c.End)
+	}
+	// String fields compare with = only; != was rewritten to NOT =.
+	field, value := c.Field, c.Value
+	switch field {
+	case "id":
+		return query.NewDocIDQuery([]string{value})
+	case "namespace":
+		field = "ns"
+		if value == "" {
+			value = index.DefaultNS
+		}
+	}
+	t := query.NewTermQuery(value)
+	t.SetField(field)
+	return t
 }
 
+// chunkRecord lets filter.Eval read a stored chunk.
+type chunkRecord struct{ c *store.Chunk }
+
+func (r chunkRecord) Time() time.Time { return r.c.StartTime() }
+
+func (r chunkRecord) Values(field string) []string {
+	c := r.c
+	switch field {
+	case "session":
+		return []string{c.Session}
+	case "namespace":
+		return []string{c.NS}
+	case "role":
+		return c.Roles
+	case "speaker":
+		return c.Speakers
+	case "topic":
+		return []string{c.Topic}
+	case "id":
+		return []string{c.ID}
+	case "type":
+		return (&core.Chunk{Memories: c.Memories}).MemoryTypes()
+	}
+	return nil
+}
+
+// filterAllow returns the set of chunks in the search's namespace and
+// window that match its filter, for the vector search.
+func (e *Engine) filterAllow(ctx context.Context, ix *index.Index, p params) (func(string) bool, error) {
+	ids, err := ix.Matching(ctx, index.Search{NS: p.ns, Since: p.since, Before: p.before, Filter: p.filter.query})
+	if err != nil {
+		return nil, err
+	}
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	return func(id string) bool { return set[id] }, nil
+}
+
+// progressive scans week by week, newest first: round 0 is the week that
+// holds the end of the scan span (the reference time, or the end of a fuzzy
+// phrase's span), and each round steps one ISO week back, up to
+// retriever.max_scan_weeks rounds. Each round keeps at most
+// retriever.per_week hits; the scan stops once it has k. Hits come back in
+// round order.
 func (e *Engine) progressive(ctx context.Context, ix *index.Index, q core.Query, plan *queryPlan, k int, res *core.Results) ([]cand, error) {
-	return nil, nil
+	r := e.cfg.Retriever
+	loc := plan.now.Location()
+	from, to := plan.scanFrom, plan.scanTo
+	if !plan.scan {
+		from, to = plan.since, plan.before
+	}
+	if to.IsZero() || to.After(plan.now) {
+		to = plan.now
+	}
+	if !from.IsZero() && !from.Before(to) {
+		return nil, nil
+	}
+	week := timeparse.WeekOf(to.Add(-time.Nanosecond).In(loc))
+	var out []cand
+	seen := map[string]bool{}
+	for round := 0; round < r.MaxScanWeeks && len(out) < k; round++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ws, we := week.Range(loc)
+		since, before := intersect(ws, we, from, to)
+		if !from.IsZero() && !we.After(from) {
+			break
+		}
+		res.ScannedWeeks = append(res.ScannedWeeks, week.String())
+		p := params{text: plan.text, ns: q.Namespace, since: since, before: before, filter: plan.filter, k: r.PerWeek}
+		p.pool = e.poolSize(r.PerWeek, true)
+		hits, err := e.search(ctx, ix, p)
+		if err != nil {
+			return nil, err
+		}
+		var kept []cand
+		for _, h := range hits {
+			if len(kept) == r.PerWeek || len(out)+len(kept) == k {
+				break
+			}
+			if !seen[h.id] {
+				seen[h.id] = true
+				kept = append(kept, h)
+			}
+		}
+		out = append(out, kept...)
+		if q.OnRound != nil {
+			round := core.Round{Week: week.String(), Start: ws, End: we}
+			if len(kept) > 0 {
+				round.Hits, err = e.expand(q.Namespace, kept, 0)
+				if err != nil {
+					return nil, err
+				}
+			}
+			q.OnRound(round)
+		}
+		week = week.Prev()
+	}
+	return out, nil
+}
+
+// checkFilter drops hits whose stored chunk does not satisfy the filter: a
+// last line of defence behind the index query.
+func (e *Engine) checkFilter(f *compiledFilter, hits []cand) ([]cand, error) {
+	if f == nil {
+		return hits, nil
+	}
+	kept := hits[:0]
+	err := e.st.View(func(tx *store.Tx) error {
+		for _, h := range hits {
+			c, err := tx.Chunk(h.id)
+			if errors.Is(err, core.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if filter.Eval(f.expr, chunkRecord{c}) {
+				kept = append(kept, h)
+			}
+		}
+		return nil
+	})
+	return kept, err
 }

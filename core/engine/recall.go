@@ -80,7 +80,7 @@ func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand,
 		var allow func(string) bool
 		n := p.pool
 		if p.filter != nil {
-			allow, err = e.filterAllow(ctx, p)
+			allow, err = e.filterAllow(ctx, ix, p)
 			if err != nil {
 				return nil, err
 			}
@@ -235,6 +235,9 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 	}
 	if len(hits) > k {
 		hits = hits[:k]
+	}
+	if hits, err = e.checkFilter(plan.filter, hits); err != nil {
+		return nil, err
 	}
 	res.Hits, err = e.expand(q.Namespace, hits, q.Context)
 	if err != nil {

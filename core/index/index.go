@@ -321,3 +321,23 @@ func zeroBoost(q query.Query) query.Query {
 	}
 	return q
 }
+
+// Matching returns the ids of every chunk that matches s's namespace,
+// window and filter, ignoring its text and size.
+func (x *Index) Matching(ctx context.Context, s Search) ([]string, error) {
+	s.Text, s.Size = "", 0
+	count, err := x.b.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	s.Size = int(count)
+	ms, err := x.Search(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids, nil
+}

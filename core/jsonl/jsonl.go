@@ -108,12 +108,13 @@ func parseLine(b []byte, loc *time.Location, defaultNS string) (core.Message, er
 }
 
 // ParseTime reads an RFC 3339 time, or a date and time without an offset in
-// loc ("2026-03-05T10:00:07", "2026-03-05 10:00:07", "2026-03-05 10:00").
+// loc ("2026-03-05T10:00:07", "2026-03-05 10:00:07", "2026-03-05 10:00"),
+// or a date alone, meaning midnight in loc ("2026-03-05").
 func ParseTime(s string, loc *time.Location) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, nil
 	}
-	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04"} {
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
 		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
 			return t, nil
 		}

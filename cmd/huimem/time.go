@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/huimemory/huimemory/internal/render"
+	"github.com/huimemory/huimemory/timeparse"
+)
+
+// timeJSON is the JSON shape of `huimem time --json`.
+type timeJSON struct {
+	Start       string `json:"start"`
+	End         string `json:"end"`
+	Granularity string `json:"granularity"`
+	Fuzzy       bool   `json:"fuzzy"`
+	Text        string `json:"text"`
+}
+
+func (a *app) timeCmd() *cobra.Command {
+	var now string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "time [--now T] [--json] PHRASE",
+		Short: "Resolve a time phrase (上周三下午, last week, 前段时间) to the range it means",
+		Long: `Resolve a Chinese or English time phrase to an exact range [start, end),
+in the reference time's location. Vague phrases (最近, a while ago) give the
+span they plausibly mean and are marked fuzzy. --now sets the reference time
+(default: now), which makes the answer reproducible.`,
+		Args: minimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := nowFlag(now)
+			if err != nil {
+				return err
+			}
+			r, err := timeparse.Parse(joinArgs(args), ref)
+			if err != nil {
+				return usageError{err}
+			}
+			out := timeJSON{
+				Start: r.Start.Format(time.RFC3339), End: r.End.Format(time.RFC3339),
+				Granularity: r.Granularity.String(), Fuzzy: r.Fuzzy, Text: r.Text,
+			}
+			if asJSON {
+				return render.JSON(a.stdout, out)
+			}
+			fuzzy := ""
+			if r.Fuzzy {
+				fuzzy = " (fuzzy)"
+			}
+			fmt.Fprintf(a.stdout, "%s .. %s  %s%s  %q\n", out.Start, out.End, out.Granularity, fuzzy, r.Text)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&now, "now", "", "reference time, RFC 3339 or 2026-11-29 15:04 (default: now)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return cmd
+}
+
+// nowFlag reads --now: empty means the current time.
+func nowFlag(s string) (time.Time, error) {
+	if s == "" {
+		return time.Now(), nil
+	}
+	return parseTimeFlag("--now", s, time.Local, time.Now())
+}

@@ -1,0 +1,192 @@
+package locomo
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/engine"
+	"github.com/huimemory/huimemory/internal/batch"
+)
+
+// Options tune [Run].
+type Options struct {
+	// Ks are the cut-offs for message-level recall (default 5 and 10).
+	Ks []int
+	// Captions appends image captions to the turns' text.
+	Captions bool
+	// NoTime turns off resolving time phrases in the questions.
+	NoTime bool
+	// WorkDir receives the generated JSONL files.
+	WorkDir string
+}
+
+// Report is the result of an evaluation.
+type Report struct {
+	Samples   int `json:"samples"`
+	Questions int `json:"questions"`
+	Messages  int `json:"messages"`
+	// Recall[k] is the mean message-level evidence recall@k.
+	Recall map[int]float64 `json:"recall"`
+	// ByCategory[c][k] is the same within category c (1-5).
+	ByCategory map[int]map[int]float64 `json:"by_category"`
+	// CategoryCount[c] is the number of questions in category c.
+	CategoryCount  map[int]int `json:"category_count"`
+	SessionRecall  float64     `json:"session_recall_at_10"`
+	MRR            float64     `json:"mrr"`
+	NDCG           float64     `json:"ndcg_at_10"`
+	Errors         int         `json:"errors"`
+	IngestSeconds  float64     `json:"ingest_seconds"`
+	RecallSeconds  float64     `json:"recall_seconds"`
+	PerQuestion    []Result    `json:"questions_detail,omitempty"`
+	EmbedderInfo   string      `json:"embedder"`
+	RetrieverTopK  int         `json:"top_k"`
+}
+
+// Result is one question's outcome, so that failures can be read.
+type Result struct {
+	Sample   string          `json:"sample"`
+	Question string          `json:"question"`
+	Category int             `json:"category"`
+	Answer   string          `json:"answer"`
+	Evidence []string        `json:"evidence"`
+	Refs     []string        `json:"refs"`
+	Recall   map[int]float64 `json:"recall"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// Run ingests every sample into its own namespace of e and evaluates its
+// questions through batch recall.
+func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) (*Report, error) {
+	ks := opts.Ks
+	if len(ks) == 0 {
+		ks = []int{5, 10}
+	}
+	maxK := slices.Max(append(slices.Clone(ks), 10))
+	rep := &Report{
+		Samples: len(samples), Recall: map[int]float64{}, ByCategory: map[int]map[int]float64{},
+		CategoryCount: map[int]int{}, RetrieverTopK: maxK,
+	}
+	info := e.EmbedderInfo()
+	rep.EmbedderInfo = fmt.Sprintf("%s/%s/%d", info.Name, info.Model, info.Dim)
+	start := time.Now()
+	var queries bytes.Buffer
+	type meta struct {
+		sample string
+		q      Question
+	}
+	var metas []meta
+	for i := range samples {
+		s := &samples[i]
+		msgs := s.Messages(s.ID, opts.Captions)
+		rep.Messages += len(msgs)
+		path := filepath.Join(opts.WorkDir, s.ID+".jsonl")
+		if err := writeJSONL(path, msgs); err != nil {
+			return nil, err
+		}
+		if _, err := e.IngestFile(ctx, path, engine.FileOptions{}); err != nil {
+			return nil, fmt.Errorf("ingesting %s: %w", s.ID, err)
+		}
+		for _, q := range s.Questions {
+			line, _ := json.Marshal(batch.Query{
+				Query: q.Text, TopK: maxK, Namespace: s.ID, Now: s.Now().Format(time.RFC3339), NoTime: opts.NoTime,
+			})
+			queries.Write(append(line, '\n'))
+			metas = append(metas, meta{s.ID, q})
+		}
+	}
+	rep.IngestSeconds = time.Since(start).Seconds()
+	start = time.Now()
+	var out bytes.Buffer
+	if _, err := batch.Run(ctx, e, &queries, &out, batch.Options{}); err != nil {
+		return nil, err
+	}
+	rep.RecallSeconds = time.Since(start).Seconds()
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	i := 0
+	for sc.Scan() {
+		var line batch.Line
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			return nil, fmt.Errorf("reading batch output: %w", err)
+		}
+		m := metas[i]
+		i++
+		var hitRefs [][]string
+		for _, h := range line.Results {
+			if h.ContextRole == core.RoleHit {
+				hitRefs = append(hitRefs, h.Refs)
+			}
+		}
+		refs := Flatten(hitRefs)
+		r := Result{Sample: m.sample, Question: m.q.Text, Category: m.q.Category, Answer: m.q.Answer,
+			Evidence: m.q.Evidence, Refs: refs, Recall: map[int]float64{}, Error: line.Error}
+		if line.Error != "" {
+			rep.Errors++
+		}
+		for _, k := range ks {
+			r.Recall[k] = RecallAt(m.q.Evidence, refs, k)
+		}
+		rep.PerQuestion = append(rep.PerQuestion, r)
+		rep.SessionRecall += RecallAt(Sessions(m.q.Evidence), Sessions(refs), 10)
+		rep.MRR += MRR(m.q.Evidence, refs)
+		rep.NDCG += NDCG(m.q.Evidence, refs, 10)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	n := float64(len(rep.PerQuestion))
+	rep.Questions = len(rep.PerQuestion)
+	for _, r := range rep.PerQuestion {
+		c := r.Category
+		if rep.ByCategory[c] == nil {
+			rep.ByCategory[c] = map[int]float64{}
+		}
+		rep.CategoryCount[c]++
+		for _, k := range ks {
+			rep.Recall[k] += r.Recall[k] / n
+			rep.ByCategory[c][k] += r.Recall[k]
+		}
+	}
+	for c, byK := range rep.ByCategory {
+		for k := range byK {
+			byK[k] /= float64(rep.CategoryCount[c])
+		}
+	}
+	rep.SessionRecall /= n
+	rep.MRR /= n
+	rep.NDCG /= n
+	return rep, nil
+}
+
+func writeJSONL(path string, msgs []core.Message) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range msgs {
+		m := &msgs[i]
+		if err := enc.Encode(map[string]string{
+			"namespace": m.Namespace, "session": m.Session, "time": m.Time.Format(time.RFC3339),
+			"speaker": m.Speaker, "text": m.Text, "ref": m.Ref,
+		}); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
