@@ -87,6 +87,10 @@ type RetrieverConfig struct {
 	// VectorWeight and BM25Weight weigh the two normalised signals.
 	VectorWeight float64 `mapstructure:"vector_weight" json:"vector_weight" yaml:"vector_weight"`
 	BM25Weight   float64 `mapstructure:"bm25_weight" json:"bm25_weight" yaml:"bm25_weight"`
+	// ContextBoost weighs matches in a chunk's neighbours' text against
+	// matches in its own text, in BM25; 0 turns it off. Nil means the
+	// default, 0.3.
+	ContextBoost *float64 `mapstructure:"context_boost" json:"context_boost" yaml:"context_boost"`
 	// Fusion is "score" (weighted min-max score fusion, the default) or
 	// "rrf" (reciprocal rank fusion).
 	Fusion string `mapstructure:"fusion" json:"fusion" yaml:"fusion"`
@@ -125,6 +129,9 @@ type PluginsConfig struct {
 	// of as subprocesses.
 	InProcess bool `mapstructure:"in_process" json:"in_process" yaml:"in_process"`
 }
+
+// DefaultContextBoost is the default of RetrieverConfig.ContextBoost.
+const DefaultContextBoost = 0.3
 
 // DefaultHome returns the default data directory, ~/.huimem, or ./data
 // when there is no home directory.
@@ -170,6 +177,9 @@ func (c *Config) SetDefaults() {
 	}
 	if r.Fusion == "" {
 		r.Fusion = "score"
+	}
+	if r.ContextBoost == nil {
+		r.ContextBoost = new(DefaultContextBoost)
 	}
 	if r.PoolFactor == 0 {
 		r.PoolFactor = 4
@@ -247,6 +257,9 @@ func (c *Config) Validate() error {
 	}
 	if r.VectorWeight < 0 || r.BM25Weight < 0 || r.VectorWeight+r.BM25Weight == 0 {
 		bad("retriever.vector_weight", "weights must not be negative and must not both be 0")
+	}
+	if r.ContextBoost != nil && (*r.ContextBoost < 0 || *r.ContextBoost > 10) {
+		bad("retriever.context_boost", "%v is not between 0 and 10", *r.ContextBoost)
 	}
 	if r.Fusion != "score" && r.Fusion != "rrf" {
 		bad("retriever.fusion", "%q is not score or rrf", r.Fusion)

@@ -239,6 +239,9 @@ func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (
 	if err := e.syncDerived(ctx); err != nil {
 		return res, err
 	}
+	if err := e.autoSeal(ctx); err != nil {
+		return res, err
+	}
 	return res, nil
 }
 
@@ -493,11 +496,20 @@ func (e *Engine) writeSession(tx *store.Tx, p *sessionPlan) ([]touchedChunk, int
 	}
 	changed := 0
 	for i, c := range p.chunks {
+		var ctx string
 		if i > 0 {
 			c.rec.Prev = ids[i-1]
+			ctx = p.chunks[i-1].rec.Hash
 		}
+		ctx += "/"
 		if i+1 < len(ids) {
 			c.rec.Next = ids[i+1]
+			ctx += p.chunks[i+1].rec.Hash
+		}
+		sum := sha256.Sum256([]byte(ctx))
+		c.rec.CtxHash = hex.EncodeToString(sum[:8])
+		if c.old != nil && c.old.CtxHash != c.rec.CtxHash {
+			c.fields = true // the neighbours' text is indexed with the chunk
 		}
 		if c.old != nil && sameRecord(c.old, c.rec) {
 			continue

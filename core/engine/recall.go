@@ -47,7 +47,7 @@ func (e *Engine) poolSize(k int, windowed bool) int {
 // candidates, best first. The caller holds ixMu for reading.
 func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand, error) {
 	r := e.cfg.Retriever
-	var bq = index.Search{Text: p.text, NS: p.ns, Since: p.since, Before: p.before, Size: p.pool}
+	bq := index.Search{Text: p.text, ContextBoost: *r.ContextBoost, NS: p.ns, Since: p.since, Before: p.before, Size: p.pool}
 	if p.filter != nil {
 		bq.Filter = p.filter.query
 	}

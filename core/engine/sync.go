@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/index"
@@ -154,9 +155,25 @@ func (e *Engine) doc(tx *store.Tx, c *store.Chunk) (index.Doc, error) {
 	if err != nil {
 		return index.Doc{}, err
 	}
+	var ctx []string
+	for _, id := range []string{c.Prev, c.Next} {
+		if id == "" {
+			continue
+		}
+		n, err := tx.Chunk(id)
+		if err != nil {
+			return index.Doc{}, fmt.Errorf("neighbour of chunk %s: %w", c.ID, err)
+		}
+		nc, err := e.hydrate(tx, n)
+		if err != nil {
+			return index.Doc{}, err
+		}
+		ctx = append(ctx, nc.Content())
+	}
 	return index.Doc{
 		ID: c.ID, NS: c.NS, Session: c.Session, Time: chunk.Time, Text: chunk.Content(),
-		Roles: c.Roles, Speakers: c.Speakers, Topic: c.Topic, Types: chunk.MemoryTypes(),
+		Context: strings.Join(ctx, "\n"),
+		Roles:   c.Roles, Speakers: c.Speakers, Topic: c.Topic, Types: chunk.MemoryTypes(),
 	}, nil
 }
 

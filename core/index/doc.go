@@ -7,6 +7,8 @@
 //	           "huimem" analyzer (CJK bigrams for Chinese, Japanese and
 //	           Korean; lower-cased, stop-word-filtered, snowball-stemmed
 //	           tokens for Latin text)
+//	ctx        the text of the chunks just before and after it in its
+//	           session, same analyzer, searched with a lower boost
 //	time       the chunk's first message time (datetime)
 //	ns         namespace (keyword; "~" stands for the default namespace)
 //	session, role, speaker, topic, type   keywords, for filters

@@ -28,7 +28,8 @@ const AnalyzerName = "huimem"
 // Changelog:
 //
 //	1: first version.
-const Version = 1
+//	2: ctx field with the neighbours' text.
+const Version = 2
 
 var (
 	keyGen     = []byte("huimem.gen")
@@ -40,11 +41,15 @@ const DefaultNS = "~"
 
 // Doc is one chunk as the index sees it.
 type Doc struct {
-	ID       string
-	NS       string
-	Session  string
-	Time     time.Time
-	Text     string
+	ID      string
+	NS      string
+	Session string
+	Time    time.Time
+	Text    string
+	// Context is the text of the chunks around this one in its session,
+	// indexed in its own field so that a question matching the turn before
+	// an answer also finds the answer.
+	Context  string
 	Roles    []string
 	Speakers []string
 	Topic    string
@@ -58,6 +63,7 @@ func (d *Doc) fields() map[string]any {
 	}
 	m := map[string]any{
 		"text":    d.Text,
+		"ctx":     d.Context,
 		"time":    d.Time.UTC(),
 		"ns":      ns,
 		"session": d.Session,
@@ -129,6 +135,7 @@ func NewMapping() (*mapping.IndexMappingImpl, error) {
 
 	doc := bleve.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt("text", text)
+	doc.AddFieldMappingsAt("ctx", text)
 	doc.AddFieldMappingsAt("time", tm)
 	for _, f := range []string{"ns", "session", "role", "speaker", "topic", "type"} {
 		doc.AddFieldMappingsAt(f, kw)
@@ -229,6 +236,9 @@ func (x *Index) Apply(docs []Doc, deletes []string, gen uint64) error {
 type Search struct {
 	// Text is matched against chunk text; empty matches every chunk.
 	Text string
+	// ContextBoost weighs matches in the neighbours' text (the ctx field)
+	// against matches in the chunk's own text; 0 ignores the neighbours.
+	ContextBoost float64
 	// NS is the only namespace searched.
 	NS string
 	// Since and Before bound chunk time; zero leaves a side open.
@@ -256,6 +266,13 @@ func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 		mq.SetField("text")
 		mq.Analyzer = AnalyzerName
 		must = mq
+		if s.ContextBoost > 0 {
+			cq := query.NewMatchQuery(s.Text)
+			cq.SetField("ctx")
+			cq.Analyzer = AnalyzerName
+			cq.SetBoost(s.ContextBoost)
+			must = query.NewDisjunctionQuery([]query.Query{mq, cq})
+		}
 	} else {
 		must = query.NewMatchAllQuery()
 	}

@@ -99,6 +99,9 @@ type Chunk struct {
 	// Hash is the sha256 of the chunk's content, so that an unchanged
 	// chunk keeps its vector.
 	Hash string `json:"h"`
+	// CtxHash changes when the content of the chunk's neighbours changes,
+	// whose text is indexed with the chunk as context.
+	CtxHash string `json:"ch,omitempty"`
 }
 
 // StartTime parses the chunk's time.

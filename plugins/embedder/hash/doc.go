@@ -8,9 +8,8 @@
 //
 // Features, each hashed with FNV-1a into a signed bucket:
 //   - Latin, digit and other non-CJK words: the lower-cased word (weight 1)
-//     and its character trigrams with boundary marks (weight 0.35 each,
-//     shared out over the word's trigrams), which catches word forms such as
-//     "deploy"/"deployment";
+//     and its stem with one common suffix stripped (weight 1), which catches
+//     word forms such as "deploy"/"deployed";
 //   - CJK runs: each character (weight 0.5) and each pair of adjacent
 //     characters (weight 1).
 //

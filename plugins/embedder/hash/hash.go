@@ -16,7 +16,7 @@ const Name = "hash"
 
 // Model describes the feature set; it changes when the features change, so
 // that old vectors are never mixed with new ones.
-const Model = "fnv1a-w1-c3-cjk12-v1"
+const Model = "fnv1a-w1-s1-cjk12-v2"
 
 // DefaultDim is the default vector dimension.
 const DefaultDim = 256
@@ -115,13 +115,7 @@ func Features(text string, emit func(feature string, weight float64)) {
 			return
 		}
 		emit("w:"+w, 1)
-		r := []rune("^" + w + "$")
-		if len(r) >= 3 {
-			n := len(r) - 2
-			for i := 0; i < n; i++ {
-				emit("c:"+string(r[i:i+3]), 0.35/float64(n)*3)
-			}
-		}
+		emit("s:"+stem(w), 1)
 	}
 	flushCJK := func() {
 		for i, r := range cjk {
@@ -163,4 +157,15 @@ func init() {
 		shall should could may might must about into over also`) {
 		stop[w] = true
 	}
+}
+
+// stem strips one common English suffix, so that "deploy", "deployed" and
+// "deploying" share a feature.
+func stem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s", "ly"} {
+		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
 }
