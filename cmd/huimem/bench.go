@@ -20,7 +20,7 @@ func (a *app) benchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Benchmarks: retrieval quality on LoCoMo, and performance",
 	}
-	cmd.AddCommand(a.benchLocomoCmd())
+	cmd.AddCommand(a.benchLocomoCmd(), a.benchPerfCmd())
 	return cmd
 }
 

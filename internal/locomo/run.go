@@ -38,16 +38,16 @@ type Report struct {
 	// ByCategory[c][k] is the same within category c (1-5).
 	ByCategory map[int]map[int]float64 `json:"by_category"`
 	// CategoryCount[c] is the number of questions in category c.
-	CategoryCount  map[int]int `json:"category_count"`
-	SessionRecall  float64     `json:"session_recall_at_10"`
-	MRR            float64     `json:"mrr"`
-	NDCG           float64     `json:"ndcg_at_10"`
-	Errors         int         `json:"errors"`
-	IngestSeconds  float64     `json:"ingest_seconds"`
-	RecallSeconds  float64     `json:"recall_seconds"`
-	PerQuestion    []Result    `json:"questions_detail,omitempty"`
-	EmbedderInfo   string      `json:"embedder"`
-	RetrieverTopK  int         `json:"top_k"`
+	CategoryCount map[int]int `json:"category_count"`
+	SessionRecall float64     `json:"session_recall_at_10"`
+	MRR           float64     `json:"mrr"`
+	NDCG          float64     `json:"ndcg_at_10"`
+	Errors        int         `json:"errors"`
+	IngestSeconds float64     `json:"ingest_seconds"`
+	RecallSeconds float64     `json:"recall_seconds"`
+	PerQuestion   []Result    `json:"questions_detail,omitempty"`
+	EmbedderInfo  string      `json:"embedder"`
+	RetrieverTopK int         `json:"top_k"`
 }
 
 // Result is one question's outcome, so that failures can be read.
