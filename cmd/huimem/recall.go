@@ -76,7 +76,7 @@ an echoed "id", and "error" for a query that failed). The home is opened once.`,
 	fl.IntVarP(&f.q.TopK, "top-k", "k", 0, "number of hits (default retriever.top_k)")
 	fl.StringVar(&f.since, "since", "", "only chunks at or after this time (2026-04-06, 2026-04-06 15:04 or RFC 3339)")
 	fl.StringVar(&f.before, "before", "", "only chunks before this time")
-	fl.IntVarP(&f.context, "context", "c", -1, "neighbouring chunks to show on each side of a hit (default retriever.context_window)")
+	fl.IntVarP(&f.context, "context", "c", -1, "neighbouring chunks to show on each side of a hit; -1 means retriever.context_window")
 	fl.StringVarP(&f.q.Namespace, "namespace", "n", "", "namespace to search")
 	fl.StringVar(&f.q.Filter, "filter", "", "filter expression, such as \"timestamp >= '2026-04-06' AND role = 'user'\"")
 	fl.StringVar(&f.now, "now", "", "reference time for time phrases, RFC 3339 or 2026-11-29 15:04 (default: now)")
