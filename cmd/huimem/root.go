@@ -62,6 +62,7 @@ links, so an LLM can walk a conversation with recall_by_id.`,
 	root.AddCommand(
 		a.initCmd(), a.ingestCmd(), a.addCmd(), a.recallCmd(), a.getCmd(),
 		a.statsCmd(), a.reindexCmd(), a.demoCmd(), a.configCmd(), a.benchCmd(), a.timeCmd(),
+		a.archiveCmd(),
 	)
 	return root
 }

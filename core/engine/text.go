@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/huimemory/huimemory/archive"
@@ -48,9 +49,22 @@ func (e *Engine) hydrate(tx *store.Tx, c *store.Chunk) (*core.Chunk, error) {
 	return out, nil
 }
 
-// sealedText returns the text of a message whose week has been sealed.
-func (e *Engine) sealedText(_ *store.Tx, m *store.Message) (string, error) {
-	return "", fmt.Errorf("message %d of session %q is sealed in an archive, and sealed archives cannot be read yet", m.Seq, m.Session)
+// sealedText returns the text of a message whose week has been sealed: the
+// lines its position spans in the session's transcript inside the week's
+// archive, read through the decompressed-week cache. The positions are
+// those of the session's sealed messages, in store order, as
+// [archive.Layout] places them; messages that arrived after the seal are
+// not sealed and do not count. Safe for concurrent use.
+func (e *Engine) sealedText(tx *store.Tx, m *store.Message) (string, error) {
+	v, err := e.sealedView(tx, m.NS, m.Session)
+	if err != nil {
+		return "", fmt.Errorf("message %d of session %q: %w", m.Seq, m.Session, err)
+	}
+	p, ok := v.pos[m.Seq]
+	if !ok {
+		return "", fmt.Errorf("message %d of session %q is not in its sealed transcript", m.Seq, m.Session)
+	}
+	return strings.Join(v.lines[p.TextStart-1:p.TextEnd], "\n"), nil
 }
 
 // sessionsRoot is the folder that holds the transcripts.
@@ -113,10 +127,35 @@ func (e *Engine) writeTranscripts(ctx context.Context) error {
 
 // writeTranscript renders one session's transcript into place and removes
 // the files it moved out of. It returns the file written and whether stale
-// files were removed.
+// files were removed. A sealed week that the change touches is re-opened
+// first (see reopenFor).
 func (e *Engine) writeTranscript(ns, session string) ([]string, bool, error) {
+	if err := e.reopenFor(ns, session); err != nil {
+		return nil, false, err
+	}
+	sess, data, _, err := e.renderTranscript(ns, session)
+	if err != nil || sess == nil {
+		return nil, false, err
+	}
+	path := filepath.Join(e.sessionsRoot(), filepath.FromSlash(sess.File))
+	if err := replaceFile(path, data); err != nil {
+		return nil, false, err
+	}
+	for _, f := range sess.Stale {
+		if err := os.Remove(filepath.Join(e.sessionsRoot(), filepath.FromSlash(f))); err != nil && !os.IsNotExist(err) {
+			return nil, false, err
+		}
+	}
+	return []string{path}, len(sess.Stale) > 0, nil
+}
+
+// renderTranscript renders a session's transcript from the store. It
+// returns the session record (nil if the store has no such session) and
+// whether any of its messages are sealed.
+func (e *Engine) renderTranscript(ns, session string) (*store.Session, []byte, bool, error) {
 	var sess *store.Session
 	var msgs []core.Message
+	sealed := false
 	err := e.st.View(func(tx *store.Tx) error {
 		var err error
 		if sess, err = tx.Session(ns, session); err != nil || sess == nil {
@@ -132,6 +171,7 @@ func (e *Engine) writeTranscript(ns, session string) ([]string, bool, error) {
 				return err
 			}
 			if sm.Sealed {
+				sealed = true
 				if m.Text, err = e.sealedText(tx, sm); err != nil {
 					return err
 				}
@@ -141,22 +181,13 @@ func (e *Engine) writeTranscript(ns, session string) ([]string, bool, error) {
 		return nil
 	})
 	if err != nil || sess == nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	var buf bytes.Buffer
 	if err := archive.Render(&buf, ns, session, msgs); err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
-	path := filepath.Join(e.sessionsRoot(), filepath.FromSlash(sess.File))
-	if err := replaceFile(path, buf.Bytes()); err != nil {
-		return nil, false, err
-	}
-	for _, f := range sess.Stale {
-		if err := os.Remove(filepath.Join(e.sessionsRoot(), filepath.FromSlash(f))); err != nil && !os.IsNotExist(err) {
-			return nil, false, err
-		}
-	}
-	return []string{path}, len(sess.Stale) > 0, nil
+	return sess, buf.Bytes(), sealed, nil
 }
 
 // replaceFile writes data to a temporary file beside path and renames it

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/core/engine"
+	"github.com/huimemory/huimemory/internal/render"
+)
+
+func (a *app) archiveCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "archive seal|list|verify",
+		Short: "Seal finished weeks of transcripts into zstd archives, list and verify them",
+		Long: `Transcripts live under <home>/sessions/<ISO-week>/<date>/chat_<session>.md.
+A finished week can be sealed into one archive, sessions/2026-W47.tar.zst
+(sessions/@<namespace>/2026-W47.tar.zst for a namespace), which keeps years
+of memory small. get and recall read sealed weeks as if they were open. A
+late message for a sealed week re-opens it; seal it again afterwards, or set
+archive.auto_seal to seal finished weeks at every ingest.
+
+An archive is a tar stream compressed with zstd whose first entry,
+MANIFEST.json, lists every file with its size and sha256:
+tar --zstd -xf 2026-W47.tar.zst unpacks one by hand.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usagef("archive: want a subcommand: seal, list or verify")
+		},
+	}
+	cmd.AddCommand(a.archiveSealCmd(), a.archiveListCmd(), a.archiveVerifyCmd())
+	return cmd
+}
+
+func (a *app) archiveSealCmd() *cobra.Command {
+	var week string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "seal [--week 2026-W47] [--json]",
+		Short: "Seal finished weeks: every week before this one that has loose transcripts, or just --week",
+		Long: `Seal finished weeks into archives. Without --week, every week before the
+current ISO week that has loose transcripts is sealed, in every namespace.
+Each week is sealed atomically: the archive is written to a temporary file,
+flushed and renamed into place, read back and checked against its manifest,
+and only then does the store drop the week's text and are the loose files
+removed. Interrupted at any point, it leaves either the loose files or a
+verified archive; running it again completes the work.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if week != "" {
+				if _, _, err := archive.ParseWeek(week); err != nil {
+					return usageError{err}
+				}
+			}
+			e, _, err := a.open(cmd.Context(), engine.Options{})
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			weeks, err := e.Seal(cmd.Context(), engine.SealOptions{Week: week})
+			if asJSON {
+				if weeks == nil {
+					weeks = []engine.WeekInfo{}
+				}
+				if jerr := render.JSON(a.stdout, weeks); err == nil {
+					err = jerr
+				}
+				return err
+			}
+			for _, w := range weeks {
+				fmt.Fprintf(a.stdout, "sealed %s%s: %d files, %s → %s (%.1fx), %s\n", w.Week, nsLabel(w.Namespace),
+					w.Files, bytesize(w.RawBytes), bytesize(w.ArchiveBytes), w.Ratio, filepath.Join("sessions", w.Archive))
+			}
+			if err == nil && len(weeks) == 0 {
+				if week != "" {
+					fmt.Fprintf(a.stdout, "nothing to seal: week %s has no loose transcripts\n", week)
+				} else {
+					fmt.Fprintln(a.stdout, "nothing to seal: every finished week is sealed")
+				}
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&week, "week", "", "the ISO week to seal, such as 2026-W47 (default: every finished week)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sealed weeks as JSON")
+	return cmd
+}
+
+func nsLabel(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return " (@" + ns + ")"
+}
+
+func (a *app) archiveListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list [--json]",
+		Short: "List the weeks of transcripts, sealed or open, with sizes and compression ratios",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, _, err := a.open(cmd.Context(), engine.Options{})
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			weeks, err := e.Weeks(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return render.JSON(a.stdout, weeks)
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAMESPACE\tWEEK\tSTATE\tFILES\tSIZE\tARCHIVE\tRATIO")
+			var raw, packed int64
+			for _, w := range weeks {
+				ns, arch, ratio := w.Namespace, "-", "-"
+				if ns == "" {
+					ns = "-"
+				}
+				if w.ArchiveBytes > 0 {
+					arch = bytesize(w.ArchiveBytes)
+				}
+				if w.Ratio > 0 {
+					ratio = fmt.Sprintf("%.1fx", w.Ratio)
+					raw += w.RawBytes
+					packed += w.ArchiveBytes
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", ns, w.Week, w.State, w.Files, bytesize(w.RawBytes), arch, ratio)
+			}
+			tw.Flush()
+			if packed > 0 {
+				fmt.Fprintf(a.stdout, "sealed: %s in %s (%.1fx)\n", bytesize(raw), bytesize(packed), float64(raw)/float64(packed))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON array")
+	return cmd
+}
+
+func (a *app) archiveVerifyCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "verify [--json]",
+		Short: "Check every archive against its manifest; exit non-zero naming any bad file",
+		Long: `Read every week archive to its end and check each file's size and sha256
+against the archive's manifest, and each sealed week's archive against the
+checksum recorded when it was sealed. Any mismatch, truncation or missing
+archive makes the command exit with status 1 and name the bad files.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, _, err := a.open(cmd.Context(), engine.Options{})
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			checks, err := e.VerifyArchives(cmd.Context())
+			if asJSON {
+				if checks == nil {
+					checks = []engine.ArchiveCheck{}
+				}
+				if jerr := render.JSON(a.stdout, checks); err == nil {
+					err = jerr
+				}
+				return err
+			}
+			for _, c := range checks {
+				p := filepath.Join("sessions", c.Archive)
+				if c.Err != nil {
+					fmt.Fprintf(a.stdout, "BAD  %s: %s\n", p, oneLine(c.Error))
+					continue
+				}
+				fmt.Fprintf(a.stdout, "ok   %s: %d files, %s\n", p, c.Files, bytesize(c.RawBytes))
+			}
+			if err == nil && len(checks) == 0 {
+				fmt.Fprintln(a.stdout, "no archives")
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON array")
+	return cmd
+}
