@@ -7,7 +7,9 @@
 //
 //	<home>/huimem.db      the store, the source of truth (core/store)
 //	<home>/index/         the bleve index, derived from the store (core/index)
-//	<home>/sessions/      markdown transcripts, derived from the store (archive)
+//	<home>/sessions/      markdown transcripts, derived from the store, and
+//	                      sealed weeks as zstd archives (archive)
+//	<home>/cache/         decompressed sealed weeks (storage.cache_dir)
 //
 // Writes go to the store first, in one transaction per ingested file, which
 // also queues the changed chunks in an outbox. The outbox is then applied

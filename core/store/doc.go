@@ -26,6 +26,8 @@
 //	sources     source name → sha256 of its content
 //	outbox      id → generation (chunks not yet applied to the index)
 //	dirty       ns 0 sess → generation (transcripts not yet rewritten)
+//	weeks       ns 0 week → sealed week record (archive path, sha256, sizes)
+//	sealedsess  ns 0 sess → where a sealed session's transcript sits
 //
 // A [Store] is safe for concurrent use. bbolt allows one writer at a time;
 // a second process that opens the same file gets [core.ErrLocked].
