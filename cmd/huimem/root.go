@@ -62,6 +62,7 @@ links, so an LLM can walk a conversation with recall_by_id.`,
 	root.AddCommand(
 		a.initCmd(), a.ingestCmd(), a.addCmd(), a.recallCmd(), a.getCmd(),
 		a.statsCmd(), a.reindexCmd(), a.demoCmd(), a.configCmd(), a.benchCmd(), a.timeCmd(),
+		a.pluginCmd(), a.pluginsCmd(),
 		a.archiveCmd(),
 	)
 	return root
@@ -140,6 +141,9 @@ func (a *app) open(ctx context.Context, opts engine.Options) (*engine.Engine, co
 		return nil, cfg, err
 	}
 	opts.Logf = a.logf
+	if err := a.usePlugins(ctx, cfg, &opts); err != nil {
+		return nil, cfg, err
+	}
 	e, err := engine.Open(ctx, cfg, opts)
 	return e, cfg, err
 }
