@@ -10,16 +10,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/huimemory/huimemory/chunkers"
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
 	"github.com/huimemory/huimemory/core/vector"
-	"github.com/huimemory/huimemory/plugins/embedder/hash"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 // Options supply the engine's parts. Nil parts are built in-process from
-// the configuration's built-in names.
+// the configuration's built-in names (see plugins/host); the CLI passes
+// parts that run as plugin processes.
 type Options struct {
 	Embedder   core.Embedder
 	Chunker    core.Chunker
@@ -48,6 +48,9 @@ type Engine struct {
 	extNames   []string
 	logf       func(string, ...any)
 	vx         *vector.Index
+	// host runs the parts the engine built itself; nil when the caller
+	// gave them all.
+	host *host.Host
 
 	// writeMu serialises writes: ingest, index sync, reindex.
 	writeMu sync.Mutex
@@ -85,71 +88,62 @@ func Open(ctx context.Context, cfg core.Config, opts Options) (*Engine, error) {
 	if e.logf == nil {
 		e.logf = func(string, ...any) {}
 	}
-	if err := e.setParts(opts); err != nil {
-		return nil, err
-	}
-	lockWait := opts.LockWait
-	if lockWait == 0 {
-		lockWait = time.Second
-	}
-	e.st, err = store.Open(filepath.Join(home, store.FileName), lockWait)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.checkEmbedder(ctx, opts.AllowEmbedderChange); err != nil {
-		e.st.Close()
-		return nil, err
-	}
-	e.vx = vector.New(e.info.Dim, e.loadVectors, store.AppendVector)
-	if err := e.openIndex(ctx); err != nil {
-		e.st.Close()
-		return nil, err
-	}
-	// Transcripts left unwritten by a crash are written now.
-	if err := e.writeTranscripts(ctx); err != nil {
+	if err := e.open(ctx, opts); err != nil {
 		e.Close()
 		return nil, err
 	}
 	return e, nil
 }
 
-func (e *Engine) setParts(opts Options) error {
-	e.emb = opts.Embedder
-	if e.emb == nil {
-		if e.cfg.Embedding.External() || e.cfg.Embedding.Name != hash.Name {
-			return fmt.Errorf("embedder %q: %w: only the built-in hash embedder runs without a plugin host", e.cfg.Embedding.Name, core.ErrInvalid)
-		}
-		h, err := hash.New(e.cfg.Embedding.Dim)
-		if err != nil {
-			return err
-		}
-		e.emb = h
+// open does the work of Open; on error, Close releases what it got.
+func (e *Engine) open(ctx context.Context, opts Options) error {
+	if err := e.setParts(ctx, opts); err != nil {
+		return err
 	}
-	e.chunker = opts.Chunker
-	if e.chunker == nil {
-		c, err := BuiltinChunker(e.cfg.Chunker)
-		if err != nil {
-			return err
-		}
-		e.chunker = c
+	lockWait := opts.LockWait
+	if lockWait == 0 {
+		lockWait = time.Second
 	}
-	e.extractors = opts.Extractors
-	e.extNames = opts.ExtractorNames
-	return nil
+	var err error
+	if e.st, err = store.Open(filepath.Join(e.home, store.FileName), lockWait); err != nil {
+		return err
+	}
+	if err := e.checkEmbedder(ctx, opts.AllowEmbedderChange); err != nil {
+		return err
+	}
+	e.vx = vector.New(e.info.Dim, e.loadVectors, store.AppendVector)
+	if err := e.openIndex(ctx); err != nil {
+		return err
+	}
+	// Transcripts left unwritten by a crash are written now.
+	return e.writeTranscripts(ctx)
 }
 
-// BuiltinChunker returns the in-process built-in chunker a spec names.
-func BuiltinChunker(spec core.PluginSpec) (core.Chunker, error) {
-	if spec.External() {
-		return nil, fmt.Errorf("chunker %q is external: %w: it needs a plugin host", spec.Name, core.ErrInvalid)
+// setParts takes the engine's parts from opts and builds the missing ones
+// in-process from the configuration, through the plugin host without an
+// executable (built-ins only; external plugins need the CLI's host).
+func (e *Engine) setParts(ctx context.Context, opts Options) error {
+	e.emb, e.chunker = opts.Embedder, opts.Chunker
+	e.extractors, e.extNames = opts.Extractors, opts.ExtractorNames
+	needExtractors := opts.Extractors == nil && len(e.cfg.Extractors) > 0
+	if e.emb != nil && e.chunker != nil && !needExtractors {
+		return nil
 	}
-	switch spec.Name {
-	case "turn":
-		return chunkers.Turn{}, nil
-	case "message":
-		return chunkers.Message{}, nil
+	h, err := host.New(ctx, e.cfg, host.Options{})
+	if err != nil {
+		return err
 	}
-	return nil, fmt.Errorf("unknown chunker %q: %w", spec.Name, core.ErrInvalid)
+	e.host = h
+	if e.emb == nil {
+		e.emb = h.Embedder()
+	}
+	if e.chunker == nil {
+		e.chunker = h.Chunker()
+	}
+	if needExtractors {
+		e.extractors, e.extNames = h.Extractors(), h.ExtractorNames()
+	}
+	return nil
 }
 
 // checkEmbedder compares the embedder with the one the store's vectors
@@ -212,7 +206,12 @@ func (e *Engine) Close() error {
 	if e.ix != nil {
 		errs = append(errs, e.ix.Close())
 	}
-	errs = append(errs, e.st.Close())
+	if e.st != nil {
+		errs = append(errs, e.st.Close())
+	}
+	if e.host != nil {
+		errs = append(errs, e.host.Close())
+	}
 	return errors.Join(errs...)
 }
 
