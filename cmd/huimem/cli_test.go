@@ -313,3 +313,16 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("progressLine = %q, want %q", got, want)
 	}
 }
+
+func TestPluginNamedByItsCommand(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("embedding:\n  command: /opt/bin/my-embedder\n  args: [--fast]\n"), 0o600)
+	out, errs, code := cli(t, home, "config")
+	if code != 0 || !strings.Contains(out, "name: my-embedder") || !strings.Contains(out, "command: /opt/bin/my-embedder") {
+		t.Errorf("config: %d %q\n%s", code, errs, out)
+	}
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("embedding:\n  name: mine\n  command: /opt/bin/my-embedder\n"), 0o600)
+	if out, _, _ := cli(t, home, "config"); !strings.Contains(out, "name: mine") {
+		t.Errorf("an explicit name was replaced:\n%s", out)
+	}
+}

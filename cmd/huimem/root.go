@@ -94,15 +94,19 @@ func (a *app) loadConfig() (core.Config, error) {
 			file = p
 		}
 	}
+	// user holds what the config file itself says, to tell its settings
+	// from the embedded defaults.
+	user := viper.New()
+	user.SetConfigType("yaml")
 	if file != "" {
-		f, err := os.Open(file)
+		data, err := os.ReadFile(file)
 		if err != nil {
 			return core.Config{}, usageError{fmt.Errorf("config: %w", err)}
 		}
-		defer f.Close()
-		if err := v.MergeConfig(f); err != nil {
+		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return core.Config{}, usageError{fmt.Errorf("config %s: %v", file, err)}
 		}
+		user.ReadConfig(bytes.NewReader(data))
 	}
 	if a.home != "" {
 		v.Set("storage.home", a.home)
@@ -114,6 +118,17 @@ func (a *app) loadConfig() (core.Config, error) {
 	)))
 	if err != nil {
 		return core.Config{}, usageError{fmt.Errorf("config %s: %v", orDefault(file), err)}
+	}
+	// A plugin given only by its command is named after its program, not
+	// after the default built-in ("hash", "turn") it replaces.
+	for _, p := range []struct {
+		key  string
+		spec *core.PluginSpec
+	}{{"embedding", &cfg.Embedding.PluginSpec}, {"chunker", &cfg.Chunker}} {
+		named := user.IsSet(p.key+".name") || os.Getenv("HUIMEM_"+strings.ToUpper(p.key)+"_NAME") != ""
+		if p.spec.Command != "" && !named {
+			p.spec.Name = filepath.Base(p.spec.Command)
+		}
 	}
 	cfg.SetDefaults()
 	if err := cfg.Validate(); err != nil {
