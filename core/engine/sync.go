@@ -14,7 +14,7 @@ import (
 )
 
 // indexBatch bounds the documents in one index batch.
-const indexBatch = 10000
+const indexBatch = 2000
 
 // openIndex opens the index and brings it in step with the store: it
 // replays the outbox when the index is a little behind, and rebuilds the

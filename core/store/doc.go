@@ -29,6 +29,11 @@
 //	weeks       ns 0 week → sealed week record (archive path, sha256, sizes)
 //	sealedsess  ns 0 sess → where a sealed session's transcript sits
 //
+// A write transaction holds back its writes to the large buckets (msgs,
+// msgids, chunks, chunkkeys, vecs, vectime, outbox) and applies them in key
+// order when it commits: bbolt splits leaves only at commit, so a large
+// ingest inserting in random order would move memory quadratically.
+//
 // A [Store] is safe for concurrent use. bbolt allows one writer at a time;
 // a second process that opens the same file gets [core.ErrLocked].
 package store

@@ -120,12 +120,19 @@ func (s *Store) View(fn func(*Tx) error) error {
 // Update runs fn in a read-write transaction, committed if fn returns nil
 // and rolled back otherwise.
 func (s *Store) Update(fn func(*Tx) error) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	return s.db.Update(func(tx *bolt.Tx) error {
+		t := &Tx{tx: tx}
+		if err := fn(t); err != nil {
+			return err
+		}
+		return t.flush()
+	})
 }
 
 // Tx is a store transaction.
 type Tx struct {
 	tx     *bolt.Tx
+	buf    writeBuf // pending writes to the buffered buckets
 	gen    uint64 // generation of this write, set by BumpGen
 	bumped bool
 }
@@ -168,7 +175,7 @@ func (t *Tx) Counts() (chunks, messages int) {
 }
 
 // HasMessage reports whether a message with this content key is stored.
-func (t *Tx) HasMessage(k core.MessageKey) bool { return t.b(bMsgIDs).Get(k[:]) != nil }
+func (t *Tx) HasMessage(k core.MessageKey) bool { return t.get(bMsgIDs, k[:]) != nil }
 
 // AddMessage stores a new message, giving it the next arrival sequence.
 func (t *Tx) AddMessage(m *core.Message, k core.MessageKey, lines int) (*Message, error) {
@@ -181,7 +188,7 @@ func (t *Tx) AddMessage(m *core.Message, k core.MessageKey, lines int) (*Message
 	if err := t.putJSON(bMsgs, key, rec); err != nil {
 		return nil, err
 	}
-	if err := t.b(bMsgIDs).Put(k[:], key); err != nil {
+	if err := t.put(bMsgIDs, k[:], key); err != nil {
 		return nil, err
 	}
 	return rec, t.addMeta(metaMessages, 1)
@@ -198,7 +205,7 @@ func (t *Tx) PutMessage(m *Message) error {
 
 // Message returns the message a chunk refers to.
 func (t *Tx) Message(ns, session string, ref MsgRef) (*Message, error) {
-	v := t.b(bMsgs).Get(ref.Key(ns, session))
+	v := t.get(bMsgs, ref.Key(ns, session))
 	if v == nil {
 		return nil, fmt.Errorf("message %d of session %q: %w", ref.Q, session, core.ErrNotFound)
 	}
@@ -231,7 +238,7 @@ func (t *Tx) SessionMessages(ns, session string) ([]*Message, []MsgRef, error) {
 // Chunk returns the chunk with the given id, or an error wrapping
 // [core.ErrNotFound].
 func (t *Tx) Chunk(id string) (*Chunk, error) {
-	v := t.b(bChunks).Get([]byte(id))
+	v := t.get(bChunks, []byte(id))
 	if v == nil {
 		return nil, fmt.Errorf("chunk %q: %w", id, core.ErrNotFound)
 	}
@@ -244,7 +251,7 @@ func (t *Tx) Chunk(id string) (*Chunk, error) {
 
 // ChunkID returns the id of the chunk with the given key, if stored.
 func (t *Tx) ChunkID(k core.ChunkKey) (string, bool) {
-	v := t.b(bChunkKeys).Get(k[:])
+	v := t.get(bChunkKeys, k[:])
 	return string(v), v != nil
 }
 
@@ -255,16 +262,15 @@ func (t *Tx) AllocID(k core.ChunkKey) (string, error) {
 	if id, ok := t.ChunkID(k); ok {
 		return id, nil
 	}
-	chunks := t.b(bChunks)
 	for n := core.MinIDLen; n <= core.MaxIDLen; n++ {
 		id := k.ID(n)
-		if chunks.Get([]byte(id)) == nil {
+		if t.get(bChunks, []byte(id)) == nil {
 			// Reserve the id now so that another new chunk in this
 			// transaction cannot take it.
-			if err := t.b(bChunkKeys).Put(k[:], []byte(id)); err != nil {
+			if err := t.put(bChunkKeys, k[:], []byte(id)); err != nil {
 				return "", err
 			}
-			return id, chunks.Put([]byte(id), []byte("{}"))
+			return id, t.put(bChunks, []byte(id), []byte("{}"))
 		}
 	}
 	return "", fmt.Errorf("no free id for chunk key %x", k)
@@ -273,8 +279,7 @@ func (t *Tx) AllocID(k core.ChunkKey) (string, error) {
 // PutChunk stores a chunk under its id and, when reindex is set, queues it
 // for the index.
 func (t *Tx) PutChunk(c *Chunk, reindex bool) error {
-	chunks := t.b(bChunks)
-	if v := chunks.Get([]byte(c.ID)); v == nil || string(v) == "{}" {
+	if v := t.get(bChunks, []byte(c.ID)); v == nil || string(v) == "{}" {
 		if err := t.addMeta(metaChunks, 1); err != nil {
 			return err
 		}
@@ -282,7 +287,7 @@ func (t *Tx) PutChunk(c *Chunk, reindex bool) error {
 	if err := t.putJSON(bChunks, []byte(c.ID), c); err != nil {
 		return err
 	}
-	if err := t.b(bChunkKeys).Put(c.Key[:], []byte(c.ID)); err != nil {
+	if err := t.put(bChunkKeys, c.Key[:], []byte(c.ID)); err != nil {
 		return err
 	}
 	if !reindex {
@@ -294,10 +299,10 @@ func (t *Tx) PutChunk(c *Chunk, reindex bool) error {
 // DeleteChunk removes a chunk, its key and its vector, and queues the
 // removal for the index.
 func (t *Tx) DeleteChunk(c *Chunk) error {
-	if err := t.b(bChunks).Delete([]byte(c.ID)); err != nil {
+	if err := t.del(bChunks, []byte(c.ID)); err != nil {
 		return err
 	}
-	if err := t.b(bChunkKeys).Delete(c.Key[:]); err != nil {
+	if err := t.del(bChunkKeys, c.Key[:]); err != nil {
 		return err
 	}
 	if err := t.DeleteVector(c.NS, c.StartTime(), c.ID); err != nil {
@@ -388,24 +393,24 @@ func sessionKey(ns, session string) []byte {
 func (t *Tx) PutVector(ns string, tm time.Time, id string, vec []float32) error {
 	tk := TimeKey(tm)
 	val := append(tk[:], EncodeVector(vec)...)
-	if err := t.b(bVecs).Put([]byte(id), val); err != nil {
+	if err := t.put(bVecs, []byte(id), val); err != nil {
 		return err
 	}
-	return t.b(bVecTime).Put(VecKey(ns, tm, id), nil)
+	return t.put(bVecTime, VecKey(ns, tm, id), nil)
 }
 
 // DeleteVector removes a chunk's vector.
 func (t *Tx) DeleteVector(ns string, tm time.Time, id string) error {
-	if err := t.b(bVecs).Delete([]byte(id)); err != nil {
+	if err := t.del(bVecs, []byte(id)); err != nil {
 		return err
 	}
-	return t.b(bVecTime).Delete(VecKey(ns, tm, id))
+	return t.del(bVecTime, VecKey(ns, tm, id))
 }
 
 // Vector returns a chunk's vector and its chunk time in Unix nanoseconds,
 // or nil.
 func (t *Tx) Vector(id string) ([]float32, int64) {
-	v := t.b(bVecs).Get([]byte(id))
+	v := t.get(bVecs, []byte(id))
 	if len(v) < 8 {
 		return nil, 0
 	}
@@ -415,7 +420,7 @@ func (t *Tx) Vector(id string) ([]float32, int64) {
 // RawVector returns a chunk's stored vector bytes, valid for the
 // transaction, and its time; nil if there is none.
 func (t *Tx) RawVector(id string) ([]byte, int64) {
-	v := t.b(bVecs).Get([]byte(id))
+	v := t.get(bVecs, []byte(id))
 	if len(v) < 8 {
 		return nil, 0
 	}
@@ -459,6 +464,7 @@ func (t *Tx) ScanVectors(ns string, from, to time.Time, fn func(id string, unixN
 // DeleteAllVectors removes every vector, for a re-embedding reindex.
 func (t *Tx) DeleteAllVectors() error {
 	for _, name := range [][]byte{bVecs, bVecTime} {
+		t.dropPending(name)
 		if err := t.tx.DeleteBucket(name); err != nil {
 			return err
 		}
@@ -494,7 +500,7 @@ func (t *Tx) MarkIndexDirty(id string) error {
 	if err != nil {
 		return err
 	}
-	return t.b(bOutbox).Put([]byte(id), u64(gen))
+	return t.put(bOutbox, []byte(id), u64(gen))
 }
 
 // Outbox returns the queued chunk ids.
@@ -573,5 +579,5 @@ func (t *Tx) putJSON(bucket, key []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	return t.b(bucket).Put(key, data)
+	return t.put(bucket, key, data)
 }

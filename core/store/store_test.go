@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -138,5 +139,83 @@ func TestTimeKeyOrder(t *testing.T) {
 		if got := TimeFromKey(b[:]); got != times[i].UnixNano() {
 			t.Errorf("TimeFromKey round trip %d, want %d", got, times[i].UnixNano())
 		}
+	}
+}
+
+func TestHeldBackWritesAreReadableAndCommitted(t *testing.T) {
+	s := openTest(t)
+	tm := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	err := s.Update(func(tx *Tx) error {
+		for i := 0; i < 500; i++ {
+			id := core.NewChunkKey("", "s", core.MessageKey{byte(i), byte(i >> 8)}, 0).ID(6)
+			if err := tx.PutVector("", tm.Add(time.Duration(i)*time.Minute), id, []float32{float32(i)}); err != nil {
+				return err
+			}
+			if v, _ := tx.Vector(id); len(v) != 1 || v[0] != float32(i) {
+				t.Fatalf("a vector written in this transaction reads back as %v", v)
+			}
+			if i%2 == 0 {
+				if err := tx.DeleteVector("", tm.Add(time.Duration(i)*time.Minute), id); err != nil {
+					return err
+				}
+				if v, _ := tx.Vector(id); v != nil {
+					t.Fatalf("a vector deleted in this transaction reads back as %v", v)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	s.View(func(tx *Tx) error {
+		return tx.ScanVectors("", time.Time{}, time.Time{}, func(string, int64, []byte) error { n++; return nil })
+	})
+	if n != 250 {
+		t.Errorf("%d vectors after commit, want 250", n)
+	}
+	// A failed transaction leaves nothing behind.
+	s.Update(func(tx *Tx) error {
+		tx.PutVector("", tm, "zzzzzz", []float32{1})
+		return core.ErrInvalid
+	})
+	s.View(func(tx *Tx) error {
+		if v, _ := tx.Vector("zzzzzz"); v != nil {
+			t.Errorf("a rolled-back write was committed")
+		}
+		return nil
+	})
+}
+
+func BenchmarkBulkUpdate(b *testing.B) {
+	for _, n := range []int{1000, 10000, 50000} {
+		b.Run(fmt.Sprintf("vectors=%d", n), func(b *testing.B) {
+			tm := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+			vec := make([]float32, 256)
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s, err := Open(filepath.Join(b.TempDir(), FileName), time.Second)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				err = s.Update(func(tx *Tx) error {
+					for j := 0; j < n; j++ {
+						id := core.NewChunkKey("", "s", core.MessageKey{byte(j), byte(j >> 8), byte(j >> 16)}, 0).ID(8)
+						if err := tx.PutVector("", tm.Add(time.Duration(j)*time.Second), id, vec); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				s.Close()
+				b.StartTimer()
+			}
+		})
 	}
 }

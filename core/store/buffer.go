@@ -1,0 +1,97 @@
+package store
+
+import "slices"
+
+// buffered lists the buckets whose writes a transaction holds back and
+// applies in key order when it commits. bbolt keeps a leaf's entries in a
+// sorted slice and splits leaves only at commit, so thousands of inserts in
+// random order into one transaction move memory quadratically; in key order
+// each insert appends. Point reads (get) see the held-back writes; cursors
+// over these buckets see only what was committed before the transaction,
+// which is what every caller wants (see SessionMessages, ScanVectors).
+var buffered = map[string]bool{
+	string(bMsgs): true, string(bMsgIDs): true, string(bChunks): true, string(bChunkKeys): true,
+	string(bVecs): true, string(bVecTime): true, string(bOutbox): true,
+}
+
+// writeBuf holds a transaction's pending writes per bucket: a nil value
+// is a delete.
+type writeBuf map[string]map[string][]byte
+
+// deleted marks a pending delete in a writeBuf.
+var deleted = []byte(nil)
+
+func (t *Tx) put(bucket, key, val []byte) error {
+	if !buffered[string(bucket)] {
+		return t.b(bucket).Put(key, val)
+	}
+	if val == nil {
+		val = []byte{}
+	}
+	t.pending(bucket)[string(key)] = val
+	return nil
+}
+
+func (t *Tx) del(bucket, key []byte) error {
+	if !buffered[string(bucket)] {
+		return t.b(bucket).Delete(key)
+	}
+	t.pending(bucket)[string(key)] = deleted
+	return nil
+}
+
+func (t *Tx) get(bucket, key []byte) []byte {
+	if m := t.buf[string(bucket)]; m != nil {
+		if v, ok := m[string(key)]; ok {
+			return v
+		}
+	}
+	return t.b(bucket).Get(key)
+}
+
+func (t *Tx) pending(bucket []byte) map[string][]byte {
+	if t.buf == nil {
+		t.buf = writeBuf{}
+	}
+	m := t.buf[string(bucket)]
+	if m == nil {
+		m = map[string][]byte{}
+		t.buf[string(bucket)] = m
+	}
+	return m
+}
+
+// dropPending forgets the pending writes of a bucket that is being
+// emptied.
+func (t *Tx) dropPending(bucket []byte) { delete(t.buf, string(bucket)) }
+
+// flush applies the pending writes, bucket by bucket, in key order.
+func (t *Tx) flush() error {
+	names := make([]string, 0, len(t.buf))
+	for name := range t.buf {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		m := t.buf[name]
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b := t.tx.Bucket([]byte(name))
+		for _, k := range keys {
+			var err error
+			if v := m[k]; v == nil {
+				err = b.Delete([]byte(k))
+			} else {
+				err = b.Put([]byte(k), v)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	t.buf = nil
+	return nil
+}
