@@ -133,7 +133,7 @@ func (s *Store) Update(fn func(*Tx) error) error {
 type Tx struct {
 	tx     *bolt.Tx
 	buf    writeBuf // pending writes to the buffered buckets
-	gen    uint64 // generation of this write, set by BumpGen
+	gen    uint64   // generation of this write, set by BumpGen
 	bumped bool
 }
 
