@@ -489,36 +489,6 @@ func TestValidPath(t *testing.T) {
 	}
 }
 
-func TestParseWeek(t *testing.T) {
-	for _, tt := range []struct {
-		s      string
-		y, w   int
-		wantOK bool
-	}{
-		{"2026-W47", 2026, 47, true},
-		{"2026-W01", 2026, 1, true},
-		{"2026-W53", 2026, 53, true},
-		{"2025-W53", 0, 0, false}, // 2025 has 52 weeks
-		{"2026-W00", 0, 0, false},
-		{"2026-W7", 0, 0, false},
-		{"2026W47", 0, 0, false},
-		{"+026-W47", 0, 0, false},
-		{"2026-W+7", 0, 0, false},
-		{"../W47", 0, 0, false},
-	} {
-		y, w, err := ParseWeek(tt.s)
-		if (err == nil) != tt.wantOK || y != tt.y || w != tt.w {
-			t.Errorf("ParseWeek(%q) = %d, %d, %v", tt.s, y, w, err)
-		}
-	}
-	for _, name := range []string{"2026-W01", "2026-W16", "2026-W53", "2027-W01"} {
-		y, w, _ := ParseWeek(name)
-		if got := WeekName(WeekStart(y, w)); got != name {
-			t.Errorf("WeekName(WeekStart(%s)) = %s", name, got)
-		}
-	}
-}
-
 func TestCache(t *testing.T) {
 	src, info := pack(t, weekFiles)
 	other, otherInfo := pack(t, map[string]string{"2026-04-20/chat_x.md": strings.Repeat("x", 4000)})

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/huimemory/huimemory/timeparse"
 
 	"github.com/huimemory/huimemory/core"
 )
@@ -109,7 +109,7 @@ func (m *Manifest) Validate() error {
 		}
 		return fmt.Errorf("%w: manifest version %d", ErrCorrupt, m.Version)
 	}
-	if _, _, err := ParseWeek(m.Week); err != nil {
+	if _, err := timeparse.ParseWeek(m.Week); err != nil {
 		return fmt.Errorf("%w: manifest: %v", ErrCorrupt, err)
 	}
 	if err := core.ValidateNamespace(m.Namespace); err != nil {
@@ -165,39 +165,6 @@ func ValidPath(p string) bool {
 		}
 	}
 	return true
-}
-
-// ParseWeek parses an ISO week name such as "2026-W47".
-func ParseWeek(s string) (year, week int, err error) {
-	bad := func() (int, int, error) {
-		return 0, 0, fmt.Errorf("week %q is not an ISO week such as 2026-W47", s)
-	}
-	if len(s) != 8 || s[4:6] != "-W" {
-		return bad()
-	}
-	year, err1 := strconv.Atoi(s[:4])
-	week, err2 := strconv.Atoi(s[6:])
-	if err1 != nil || err2 != nil || s[0] == '+' || s[0] == '-' || s[6] == '+' || s[6] == '-' {
-		return bad()
-	}
-	if year < core.MinYear || year > core.MaxYear+1 || week < 1 || week > weeksIn(year) {
-		return bad()
-	}
-	return year, week, nil
-}
-
-// weeksIn returns how many ISO weeks a year has: 52 or 53.
-func weeksIn(year int) int {
-	_, w := time.Date(year, 12, 28, 0, 0, 0, 0, time.UTC).ISOWeek()
-	return w
-}
-
-// WeekStart returns the Monday 00:00 UTC that starts an ISO week.
-func WeekStart(year, week int) time.Time {
-	// January 4th is always in week 1.
-	jan4 := time.Date(year, 1, 4, 0, 0, 0, 0, time.UTC)
-	monday := jan4.AddDate(0, 0, -((int(jan4.Weekday()) + 6) % 7))
-	return monday.AddDate(0, 0, 7*(week-1))
 }
 
 // ArchiveFile returns the path, relative to the sessions root, of a

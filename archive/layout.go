@@ -9,13 +9,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-)
 
-// WeekName returns the ISO week of t in its own location, as "2026-W15".
-func WeekName(t time.Time) string {
-	y, w := t.ISOWeek()
-	return fmt.Sprintf("%04d-W%02d", y, w)
-}
+	"github.com/huimemory/huimemory/timeparse"
+)
 
 // SessionDir returns the folder, relative to the sessions root, that holds
 // the transcripts of a namespace's week: "2026-W15" for the default
@@ -31,7 +27,7 @@ func SessionDir(namespace, week string) string {
 // of a session whose first message was said at first:
 // "2026-W15/2026-04-13/chat_s1.md".
 func SessionFile(namespace, session string, first time.Time) string {
-	return path.Join(SessionDir(namespace, WeekName(first)), first.Format("2006-01-02"),
+	return path.Join(SessionDir(namespace, timeparse.WeekOf(first).String()), first.Format("2006-01-02"),
 		"chat_"+FileName(session)+".md")
 }
 

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/huimemory/huimemory/timeparse"
+
 	"github.com/DataDog/zstd"
 
 	"github.com/huimemory/huimemory/core"
@@ -62,7 +64,7 @@ func (i *Info) Ratio() float64 {
 // link, a device) makes it fail too, as does a name that [ValidPath]
 // rejects. It neither changes nor removes anything under dir.
 func Write(w io.Writer, dir string, opts WriteOptions) (*Info, error) {
-	if _, _, err := ParseWeek(opts.Week); err != nil {
+	if _, err := timeparse.ParseWeek(opts.Week); err != nil {
 		return nil, err
 	}
 	if err := core.ValidateNamespace(opts.Namespace); err != nil {
@@ -116,8 +118,8 @@ func Write(w io.Writer, dir string, opts WriteOptions) (*Info, error) {
 	cw := &countWriter{w: w, h: sha256.New()}
 	zw := zstd.NewWriterLevel(cw, level)
 	tw := tar.NewWriter(zw)
-	y, wk, _ := ParseWeek(opts.Week)
-	mtime := WeekStart(y, wk)
+	wk, _ := timeparse.ParseWeek(opts.Week)
+	mtime, _ := wk.Range(time.UTC)
 	data := ManifestJSON(m)
 	err = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: ManifestName, Mode: 0o644, Size: int64(len(data)), ModTime: mtime, Format: tar.FormatPAX})
 	if err == nil {

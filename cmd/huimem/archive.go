@@ -5,9 +5,10 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/huimemory/huimemory/timeparse"
+
 	"github.com/spf13/cobra"
 
-	"github.com/huimemory/huimemory/archive"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/internal/render"
 )
@@ -51,7 +52,7 @@ verified archive; running it again completes the work.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if week != "" {
-				if _, _, err := archive.ParseWeek(week); err != nil {
+				if _, err := timeparse.ParseWeek(week); err != nil {
 					return usageError{err}
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/huimemory/huimemory/timeparse"
+
 	"github.com/huimemory/huimemory/archive"
 	"github.com/huimemory/huimemory/core/engine"
 )
@@ -43,7 +45,7 @@ func TestArchiveSealListVerify(t *testing.T) {
 		t.Errorf("the week's loose folder is still there")
 	}
 	// Every other finished week; not this one.
-	this := archive.WeekName(time.Now())
+	this := timeparse.WeekOf(time.Now()).String()
 	out = must("archive", "seal")
 	if strings.Contains(out, "2026-W25") || strings.Contains(out, this) || !strings.HasPrefix(out, "sealed ") {
 		t.Errorf("seal:\n%s", out)
@@ -90,7 +92,7 @@ func TestArchiveSealListVerify(t *testing.T) {
 
 func TestArchiveUsageErrors(t *testing.T) {
 	home := ingested(t)
-	this := archive.WeekName(time.Now())
+	this := timeparse.WeekOf(time.Now()).String()
 	for _, args := range [][]string{
 		{"archive"},
 		{"archive", "pack"},

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/huimemory/huimemory/timeparse"
+
 	"github.com/huimemory/huimemory/archive"
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/store"
@@ -126,7 +128,7 @@ type SealOptions struct {
 // from the store or from its archive, never half of each.
 func (e *Engine) Seal(ctx context.Context, opts SealOptions) ([]WeekInfo, error) {
 	if opts.Week != "" {
-		if _, _, err := archive.ParseWeek(opts.Week); err != nil {
+		if _, err := timeparse.ParseWeek(opts.Week); err != nil {
 			return nil, fmt.Errorf("%w: %w", core.ErrInvalid, err)
 		}
 	}
@@ -160,7 +162,7 @@ func (e *Engine) sealLocked(ctx context.Context, opts SealOptions, auto bool) ([
 	if now.IsZero() {
 		now = time.Now()
 	}
-	current := archive.WeekName(now)
+	current := timeparse.WeekOf(now).String()
 	if opts.Week != "" && opts.Week >= current {
 		return nil, fmt.Errorf("%w: week %s has not ended yet (this is %s)", core.ErrInvalid, opts.Week, current)
 	}
@@ -234,7 +236,7 @@ func nsSuffix(ns string) string {
 func fileWeek(ns, file string) (weekRef, bool) {
 	dir := path.Dir(path.Dir(file))
 	w := weekRef{ns: ns, week: path.Base(dir)}
-	if _, _, err := archive.ParseWeek(w.week); err != nil || dir != w.dir() {
+	if !isWeekName(w.week) || dir != w.dir() {
 		return weekRef{}, false
 	}
 	return w, true
@@ -256,7 +258,7 @@ func (e *Engine) looseWeeks() ([]weekRef, error) {
 			if !d.IsDir() {
 				continue
 			}
-			if _, _, err := archive.ParseWeek(d.Name()); err == nil && hasFiles(filepath.Join(dir, d.Name())) {
+			if isWeekName(d.Name()) && hasFiles(filepath.Join(dir, d.Name())) {
 				out = append(out, weekRef{ns, d.Name()})
 			}
 		}
@@ -882,7 +884,7 @@ func (e *Engine) archiveFiles() ([]weekRef, error) {
 		ents, _ := os.ReadDir(dir)
 		for _, d := range ents {
 			week, ok := strings.CutSuffix(d.Name(), archive.Ext)
-			if _, _, err := archive.ParseWeek(week); ok && err == nil && d.Type().IsRegular() {
+			if ok && isWeekName(week) && d.Type().IsRegular() {
 				out = append(out, weekRef{ns, week})
 			}
 		}
@@ -985,4 +987,11 @@ func (e *Engine) verifyOne(w weekRef, rel string, wk *store.Week, c *ArchiveChec
 func (e *Engine) dropArchiveCaches() {
 	e.weekCache().Clear()
 	views.clear()
+}
+
+// isWeekName reports whether s names an ISO week exactly as folders do
+// ("2026-W47").
+func isWeekName(s string) bool {
+	w, err := timeparse.ParseWeek(s)
+	return err == nil && w.String() == s
 }
