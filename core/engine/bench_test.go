@@ -66,12 +66,20 @@ func BenchmarkIngestAppend(b *testing.B) {
 	}
 }
 
-var benchHomes = map[int]string{}
+var benchHomes = map[string]string{}
 
-// benchHome opens a home holding n chunks, built once per process.
+// benchHome opens a home holding n chunks over a year, built once per
+// process.
 func benchHome(b *testing.B, n int) *Engine {
+	return benchHomeSpan(b, n, 365*24*time.Hour)
+}
+
+// benchHomeSpan opens a home holding n chunks spread over span, built once
+// per process.
+func benchHomeSpan(b *testing.B, n int, span time.Duration) *Engine {
 	b.Helper()
-	home, ok := benchHomes[n]
+	key := fmt.Sprint(n, span)
+	home, ok := benchHomes[key]
 	if !ok {
 		var err error
 		home, err = os.MkdirTemp("", "huimem-bench-")
@@ -79,14 +87,14 @@ func benchHome(b *testing.B, n int) *Engine {
 			b.Fatal(err)
 		}
 		e := openHome(b, home)
-		msgs := synth.Corpus(synth.Options{Seed: 42, Pairs: n, Start: benchStart})
+		msgs := synth.Corpus(synth.Options{Seed: 42, Pairs: n, Start: benchStart, Span: span})
 		for i := 0; i < len(msgs); i += 20000 {
 			if _, err := e.Ingest(b.Context(), msgs[i:min(i+20000, len(msgs))]); err != nil {
 				b.Fatal(err)
 			}
 		}
 		e.Close()
-		benchHomes[n] = home
+		benchHomes[key] = home
 	}
 	// Copies would cost minutes at 100k; the benchmarks that write use
 	// their own session, so sharing the home is harmless.
@@ -144,4 +152,41 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(home)
 	}
 	os.Exit(code)
+}
+
+// BenchmarkProgressive measures one round of a progressive scan and a whole
+// 16-week scan over corpora of the same density (about 500 chunks a week)
+// and growing size: 10k chunks span 20 weeks, 100k span 200. The time per
+// round should follow the weeks scanned, not the size of the corpus.
+func BenchmarkProgressive(b *testing.B) {
+	for _, n := range benchSizes() {
+		span := time.Duration(n/500) * 7 * 24 * time.Hour
+		e := benchHomeSpan(b, n, span)
+		now := benchStart.Add(span)
+		for _, weeks := range []int{1, 16} {
+			b.Run(fmt.Sprintf("chunks=%d/weeks=%d", n, weeks), func(b *testing.B) {
+				e.cfg.Retriever.MaxScanWeeks = weeks
+				// More hits than the scan can keep, so that it never stops
+				// early and always scans every week.
+				q := core.Query{Text: "以前 what was the budget for the hotel trip", Now: now, TopK: 5*weeks + 1}
+				rounds := 0
+				q.OnRound = func(core.Round) { rounds++ }
+				var err error
+				if resultSink, err = e.Recall(b.Context(), q); err != nil {
+					b.Fatal(err)
+				}
+				rounds = 0
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if resultSink, err = e.Recall(b.Context(), q); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				b.ReportMetric(float64(rounds)/float64(b.N), "rounds/op")
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(rounds), "µs/round")
+			})
+		}
+		e.Close()
+	}
 }

@@ -52,7 +52,7 @@ func BenchmarkEmbed(b *testing.B) {
 func BenchmarkEncode(b *testing.B) {
 	tok, err := realTokenizer(b)
 	if err != nil {
-		missing(b, "USE-lite vocabulary not found: %v; run scripts/fetch-models.sh", err)
+		missing(b, "HUIMEM_REQUIRE_MODELS", "USE-lite vocabulary not found: %v; run scripts/fetch-models.sh", err)
 	}
 	texts := benchSentences(128)
 	b.ResetTimer()

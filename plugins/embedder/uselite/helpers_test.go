@@ -14,16 +14,19 @@ import (
 
 // The tests need the weights from scripts/fetch-models.sh and the reference
 // data in shared/. Without them they skip, or fail when
-// HUIMEM_REQUIRE_MODELS=1 (as in CI, which runs the script first).
+// HUIMEM_REQUIRE_MODELS=1 (weights; scripts/test.sh sets it after fetching
+// them) or HUIMEM_REQUIRE_SHARED=1 (reference data; set when shared/ is
+// there).
 
-// missing skips tb, or fails it when HUIMEM_REQUIRE_MODELS=1.
-func missing(tb testing.TB, format string, args ...any) {
+// missing skips tb, or fails it when the environment variable require is
+// "1".
+func missing(tb testing.TB, require, format string, args ...any) {
 	tb.Helper()
 	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("HUIMEM_REQUIRE_MODELS") == "1" {
+	if os.Getenv(require) == "1" {
 		tb.Fatal(msg)
 	}
-	tb.Skip(msg + " (HUIMEM_REQUIRE_MODELS=1 makes this a failure)")
+	tb.Skip(msg + " (" + require + "=1 makes this a failure)")
 }
 
 var (
@@ -37,7 +40,7 @@ func testModel(tb testing.TB) *Model {
 	tb.Helper()
 	modelOnce.Do(func() { model, modelErr = Load(DefaultDir()) })
 	if errors.Is(modelErr, fs.ErrNotExist) {
-		missing(tb, "USE-lite weights not found: %v; run scripts/fetch-models.sh", modelErr)
+		missing(tb, "HUIMEM_REQUIRE_MODELS", "USE-lite weights not found: %v; run scripts/fetch-models.sh", modelErr)
 	}
 	if modelErr != nil {
 		tb.Fatal(modelErr)
@@ -98,7 +101,7 @@ func loadReference(tb testing.TB) *reference {
 		b, err = os.ReadFile(p)
 	}
 	if err != nil {
-		missing(tb, "reference data: %v; set HUIMEM_SHARED to the shared/ folder", err)
+		missing(tb, "HUIMEM_REQUIRE_SHARED", "reference data: %v; set HUIMEM_SHARED to the shared/ folder", err)
 	}
 	var ref reference
 	if err := json.Unmarshal(b, &ref); err != nil {

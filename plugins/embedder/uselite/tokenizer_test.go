@@ -13,7 +13,7 @@ func TestEncodeMatchesReference(t *testing.T) {
 	ref := loadReference(t)
 	tok, err := realTokenizer(t)
 	if err != nil {
-		missing(t, "USE-lite vocabulary not found: %v; run scripts/fetch-models.sh", err)
+		missing(t, "HUIMEM_REQUIRE_MODELS", "USE-lite vocabulary not found: %v; run scripts/fetch-models.sh", err)
 	}
 	for i, s := range ref.Sentences {
 		if diff := cmp.Diff(ref.Tokens[i], tok.Encode(s)); diff != "" {
