@@ -2,7 +2,6 @@ package chunkers
 
 import (
 	"bytes"
-	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -74,35 +73,6 @@ func positions(spans []core.Span) []pos {
 	return out
 }
 
-// checkSpans is a copy of the engine's check (core/engine/ingest.go):
-// ordered, in range, covering every message.
-func checkSpans(spans []core.Span, msgs []core.SessionMessage) error {
-	if len(msgs) > 0 && len(spans) == 0 {
-		return fmt.Errorf("no chunks for %d messages", len(msgs))
-	}
-	covered := 0
-	for i, sp := range spans {
-		if sp.From < 0 || sp.To > len(msgs) || sp.From >= sp.To {
-			return fmt.Errorf("chunk %d covers messages [%d, %d) of %d", i, sp.From, sp.To, len(msgs))
-		}
-		if i > 0 && (sp.From < spans[i-1].From || (sp.From == spans[i-1].From && sp.LineStart <= spans[i-1].LineStart)) {
-			return fmt.Errorf("chunk %d is out of order", i)
-		}
-		if sp.From > covered {
-			return fmt.Errorf("message %d is in no chunk", covered)
-		}
-		lo, hi := msgs[sp.From].HeaderLine, msgs[sp.To-1].TextEnd
-		if sp.LineStart < lo || sp.LineEnd > hi || sp.LineStart > sp.LineEnd {
-			return fmt.Errorf("chunk %d has lines %d-%d outside its messages' lines %d-%d", i, sp.LineStart, sp.LineEnd, lo, hi)
-		}
-		covered = max(covered, sp.To)
-	}
-	if covered < len(msgs) {
-		return fmt.Errorf("message %d is in no chunk", covered)
-	}
-	return nil
-}
-
 // owner returns the message whose header and text lines hold line n, or
 // -1 for a separator line.
 func owner(msgs []core.SessionMessage, n int) int {
@@ -114,13 +84,13 @@ func owner(msgs []core.SessionMessage, n int) int {
 }
 
 // checkRules checks spans against every rule of the chunker contract and of
-// the cut-out chunkers: the engine's checkSpans; distinct (From, LineStart);
+// the cut-out chunkers: core.CheckSpans; distinct (From, LineStart);
 // From and To the messages holding the first and last line; and Text
 // exactly the transcript lines, or, when empty, whole messages.
 func checkRules(t testing.TB, spans []core.Span, msgs []core.SessionMessage, tr []string) {
 	t.Helper()
-	if err := checkSpans(spans, msgs); err != nil {
-		t.Fatalf("checkSpans: %v\nspans: %v", err, positions(spans))
+	if err := core.CheckSpans(spans, msgs); err != nil {
+		t.Fatalf("CheckSpans: %v\nspans: %v", err, positions(spans))
 	}
 	type key struct{ from, line int }
 	seen := map[key]bool{}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -176,10 +177,40 @@ type SessionMessage struct {
 	TextEnd    int `json:"text_end"`
 }
 
+// CheckSpans checks a chunker's output for msgs: spans in order (by From,
+// then strictly by LineStart), each within range and within its messages'
+// lines, and every message in some span. The engine refuses output that
+// fails it.
+func CheckSpans(spans []Span, msgs []SessionMessage) error {
+	if len(msgs) > 0 && len(spans) == 0 {
+		return fmt.Errorf("no chunks for %d messages", len(msgs))
+	}
+	covered := 0
+	for i, sp := range spans {
+		if sp.From < 0 || sp.To > len(msgs) || sp.From >= sp.To {
+			return fmt.Errorf("chunk %d covers messages [%d, %d) of %d", i, sp.From, sp.To, len(msgs))
+		}
+		if i > 0 && (sp.From < spans[i-1].From || (sp.From == spans[i-1].From && sp.LineStart <= spans[i-1].LineStart)) {
+			return fmt.Errorf("chunk %d is out of order", i)
+		}
+		if sp.From > covered {
+			return fmt.Errorf("message %d is in no chunk", covered)
+		}
+		lo, hi := msgs[sp.From].HeaderLine, msgs[sp.To-1].TextEnd
+		if sp.LineStart < lo || sp.LineEnd > hi || sp.LineStart > sp.LineEnd {
+			return fmt.Errorf("chunk %d has lines %d-%d outside its messages' lines %d-%d", i, sp.LineStart, sp.LineEnd, lo, hi)
+		}
+		covered = max(covered, sp.To)
+	}
+	if covered < len(msgs) {
+		return fmt.Errorf("message %d is in no chunk", covered)
+	}
+	return nil
+}
+
 // Chunker cuts one session's messages, in time order, into chunks.
 // Implementations must be deterministic: the same messages give the same
-// spans. They must return spans in order, each with To > From, and every
-// message must fall in at least one span.
+// spans, and the spans must pass [CheckSpans].
 type Chunker interface {
 	Chunk(ctx context.Context, msgs []SessionMessage) ([]Span, error)
 }

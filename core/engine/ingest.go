@@ -319,7 +319,7 @@ func (e *Engine) chunkSession(ctx context.Context, p *sessionPlan) error {
 	if err != nil {
 		return fmt.Errorf("chunking session %q: %w", p.session, err)
 	}
-	if err := checkSpans(spans, sms); err != nil {
+	if err := core.CheckSpans(spans, sms); err != nil {
 		return fmt.Errorf("chunker returned bad chunks for session %q: %w", p.session, err)
 	}
 	seen := map[core.ChunkKey]bool{}
@@ -380,35 +380,6 @@ func roles(msgs []core.Message) []string {
 func types(mems []core.Memory) []string {
 	c := core.Chunk{Memories: mems}
 	return c.MemoryTypes()
-}
-
-// checkSpans checks a chunker's output: ordered, in range, covering every
-// message.
-func checkSpans(spans []core.Span, msgs []core.SessionMessage) error {
-	if len(msgs) > 0 && len(spans) == 0 {
-		return fmt.Errorf("no chunks for %d messages", len(msgs))
-	}
-	covered := 0
-	for i, sp := range spans {
-		if sp.From < 0 || sp.To > len(msgs) || sp.From >= sp.To {
-			return fmt.Errorf("chunk %d covers messages [%d, %d) of %d", i, sp.From, sp.To, len(msgs))
-		}
-		if i > 0 && (sp.From < spans[i-1].From || (sp.From == spans[i-1].From && sp.LineStart <= spans[i-1].LineStart)) {
-			return fmt.Errorf("chunk %d is out of order", i)
-		}
-		if sp.From > covered {
-			return fmt.Errorf("message %d is in no chunk", covered)
-		}
-		lo, hi := msgs[sp.From].HeaderLine, msgs[sp.To-1].TextEnd
-		if sp.LineStart < lo || sp.LineEnd > hi || sp.LineStart > sp.LineEnd {
-			return fmt.Errorf("chunk %d has lines %d-%d outside its messages' lines %d-%d", i, sp.LineStart, sp.LineEnd, lo, hi)
-		}
-		covered = max(covered, sp.To)
-	}
-	if covered < len(msgs) {
-		return fmt.Errorf("message %d is in no chunk", covered)
-	}
-	return nil
 }
 
 // extract runs the extractors on a chunk and records their output.

@@ -2,7 +2,6 @@ package contract
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -130,7 +129,7 @@ func Chunker(t *testing.T, c core.Chunker) {
 	if err != nil {
 		t.Fatalf("Chunk: %v", err)
 	}
-	if err := CheckSpans(spans, msgs); err != nil {
+	if err := core.CheckSpans(spans, msgs); err != nil {
 		t.Fatalf("bad spans: %v\n%+v", err, spans)
 	}
 	again, err := c.Chunk(ctx, msgs)
@@ -147,39 +146,10 @@ func Chunker(t *testing.T, c core.Chunker) {
 		if err != nil {
 			t.Fatalf("Chunk: %v", err)
 		}
-		if err := CheckSpans(spans, one); err != nil {
+		if err := core.CheckSpans(spans, one); err != nil {
 			t.Fatalf("bad spans: %v\n%+v", err, spans)
 		}
 	})
-}
-
-// CheckSpans checks spans the way the engine does: in order, in range,
-// every message in a span, lines within the messages' lines.
-func CheckSpans(spans []core.Span, msgs []core.SessionMessage) error {
-	if len(spans) == 0 {
-		return fmt.Errorf("no spans for %d messages", len(msgs))
-	}
-	covered := 0
-	for i, sp := range spans {
-		if sp.From < 0 || sp.To > len(msgs) || sp.From >= sp.To {
-			return fmt.Errorf("span %d covers messages [%d, %d) of %d", i, sp.From, sp.To, len(msgs))
-		}
-		if i > 0 && (sp.From < spans[i-1].From || (sp.From == spans[i-1].From && sp.LineStart <= spans[i-1].LineStart)) {
-			return fmt.Errorf("span %d is out of order", i)
-		}
-		if sp.From > covered {
-			return fmt.Errorf("message %d is in no span", covered)
-		}
-		lo, hi := msgs[sp.From].HeaderLine, msgs[sp.To-1].TextEnd
-		if sp.LineStart < lo || sp.LineEnd > hi || sp.LineStart > sp.LineEnd {
-			return fmt.Errorf("span %d has lines %d-%d outside its messages' lines %d-%d", i, sp.LineStart, sp.LineEnd, lo, hi)
-		}
-		covered = max(covered, sp.To)
-	}
-	if covered < len(msgs) {
-		return fmt.Errorf("message %d is in no span", covered)
-	}
-	return nil
 }
 
 // Chunks returns sample chunks for the extractor contract, one per
