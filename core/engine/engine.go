@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,12 +15,12 @@ import (
 	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
 	"github.com/huimemory/huimemory/core/vector"
-	"github.com/huimemory/huimemory/plugins/host"
+	"github.com/huimemory/huimemory/plugins/builtin"
 )
 
 // Options supply the engine's parts. Nil parts are built in-process from
-// the configuration's built-in names (see plugins/host); the CLI passes
-// parts that run as plugin processes.
+// the configuration's built-in names (see plugins/builtin); the CLI passes
+// parts that run as plugin processes (see plugins/host).
 type Options struct {
 	Embedder   core.Embedder
 	Chunker    core.Chunker
@@ -48,9 +49,6 @@ type Engine struct {
 	extNames   []string
 	logf       func(string, ...any)
 	vx         *vector.Index
-	// host runs the parts the engine built itself; nil when the caller
-	// gave them all.
-	host *host.Host
 
 	// writeMu serialises writes: ingest, index sync, reindex.
 	writeMu sync.Mutex
@@ -120,28 +118,57 @@ func (e *Engine) open(ctx context.Context, opts Options) error {
 }
 
 // setParts takes the engine's parts from opts and builds the missing ones
-// in-process from the configuration, through the plugin host without an
-// executable (built-ins only; external plugins need the CLI's host).
+// in-process from the configuration's built-in names (plugins/builtin).
+// External plugins need a plugin host (plugins/host), as the CLI has.
 func (e *Engine) setParts(ctx context.Context, opts Options) error {
 	e.emb, e.chunker = opts.Embedder, opts.Chunker
 	e.extractors, e.extNames = opts.Extractors, opts.ExtractorNames
-	needExtractors := opts.Extractors == nil && len(e.cfg.Extractors) > 0
-	if e.emb != nil && e.chunker != nil && !needExtractors {
-		return nil
-	}
-	h, err := host.New(ctx, e.cfg, host.Options{})
-	if err != nil {
-		return err
-	}
-	e.host = h
+	var err error
 	if e.emb == nil {
-		e.emb = h.Embedder()
+		spec := e.cfg.Embedding.PluginSpec
+		f, ok := builtin.Embedder(spec.Name)
+		if err := inProcess("embedder", spec, ok); err != nil {
+			return err
+		}
+		if e.emb, err = f(ctx, builtin.EmbedderOptions(e.cfg.Embedding)); err != nil {
+			return fmt.Errorf("embedder %q: %w", spec.Name, err)
+		}
 	}
 	if e.chunker == nil {
-		e.chunker = h.Chunker()
+		spec := e.cfg.Chunker
+		f, ok := builtin.Chunker(spec.Name)
+		if err := inProcess("chunker", spec, ok); err != nil {
+			return err
+		}
+		if e.chunker, err = f(ctx, spec.Options); err != nil {
+			return fmt.Errorf("chunker %q: %w", spec.Name, err)
+		}
 	}
-	if needExtractors {
-		e.extractors, e.extNames = h.Extractors(), h.ExtractorNames()
+	if opts.Extractors == nil {
+		for _, spec := range e.cfg.Extractors {
+			f, ok := builtin.Extractor(spec.Name)
+			if err := inProcess("extractor", spec, ok); err != nil {
+				return err
+			}
+			x, err := f(ctx, spec.Options)
+			if err != nil {
+				return fmt.Errorf("extractor %q: %w", spec.Name, err)
+			}
+			e.extractors = append(e.extractors, x)
+			e.extNames = append(e.extNames, spec.Name)
+		}
+	}
+	return nil
+}
+
+// inProcess reports why a plugin spec cannot be built in process, if it
+// cannot.
+func inProcess(kind string, spec core.PluginSpec, known bool) error {
+	switch {
+	case spec.External():
+		return fmt.Errorf("%s %q runs %s: %w: external plugins need a plugin host (plugins/host)", kind, spec.Name, spec.Command, core.ErrInvalid)
+	case !known:
+		return fmt.Errorf("%w: no built-in %s is called %q (built-in %ss: %s)", core.ErrInvalid, kind, spec.Name, kind, strings.Join(builtin.Names(kind), ", "))
 	}
 	return nil
 }
@@ -208,9 +235,6 @@ func (e *Engine) Close() error {
 	}
 	if e.st != nil {
 		errs = append(errs, e.st.Close())
-	}
-	if e.host != nil {
-		errs = append(errs, e.host.Close())
 	}
 	return errors.Join(errs...)
 }
