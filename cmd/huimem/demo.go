@@ -22,8 +22,9 @@ var demoNow = time.Date(2026, 11, 29, 15, 0, 0, 0, time.FixedZone("CST", 8*3600)
 // demoQueries are the recalls the demo runs.
 var demoQueries = []core.Query{
 	{Text: "AI 意识"},
-	{Text: "how did we fix the CUDA out of memory error?", Context: 1},
+	{Text: "上周三下午部署的时候出了什么问题？", Context: 1},
 	{Text: "what does Alice prefer for the Kyoto trip?"},
+	{Text: "type = 'decision'", Filter: "type = 'decision'"},
 }
 
 func (a *app) demoCmd() *cobra.Command {
@@ -47,7 +48,13 @@ recalls with a fixed reference time (2026-11-29 15:00 +08:00).`,
 				}
 				a.home = dir
 			}
-			e, _, err := a.open(ctx, engine.Options{})
+			// The demo shows what the extractors add (话题, memories)
+			// unless the configuration names its own.
+			e, _, err := a.openWith(ctx, engine.Options{}, func(c *core.Config) {
+				if len(c.Extractors) == 0 {
+					c.Extractors = []core.PluginSpec{{Name: "general"}, {Name: "topic"}}
+				}
+			})
 			if err != nil {
 				return err
 			}
@@ -63,14 +70,27 @@ recalls with a fixed reference time (2026-11-29 15:00 +08:00).`,
 			w := a.stdout
 			fmt.Fprintf(w, "home: %s\n", e.Home())
 			fmt.Fprintf(w, "ingested %d messages (%d new) into %d chunks\n", res.Messages, res.Added, res.Chunks)
-			var lastHit *core.Hit
+			var lastHit *core.Hit // the first hit with a next chunk, to walk to
 			for _, q := range demoQueries {
 				q.Now, q.TopK = demoNow, 2
+				if q.Filter != "" {
+					q.Text = ""
+				}
 				r, err := e.Recall(ctx, q)
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(w, "\n=== recall %q (top 2, context %d)\n\n", q.Text, q.Context)
+				switch {
+				case q.Filter != "":
+					fmt.Fprintf(w, "\n=== recall --filter %q (top 2)\n\n", q.Filter)
+				default:
+					fmt.Fprintf(w, "\n=== recall %q (top 2, context %d)\n", q.Text, q.Context)
+					if rt := r.ResolvedTime; rt != nil {
+						fmt.Fprintf(w, "    time: %q → %s .. %s, searching %q\n", rt.Text,
+							rt.Start.Format("2006-01-02 15:04"), rt.End.Format("2006-01-02 15:04"), r.SearchText)
+					}
+					fmt.Fprintln(w)
+				}
 				if len(r.Hits) == 0 {
 					fmt.Fprintln(w, "no memories found")
 					continue
@@ -78,7 +98,9 @@ recalls with a fixed reference time (2026-11-29 15:00 +08:00).`,
 				if err := render.Hits(w, r.Hits); err != nil {
 					return err
 				}
-				lastHit = &r.Hits[0]
+				if lastHit == nil && r.Hits[0].Next != "" {
+					lastHit = &r.Hits[0]
+				}
 			}
 			if lastHit != nil && lastHit.Next != "" {
 				fmt.Fprintf(w, "\n=== recall_by_id %s (walking to the next turn)\n\n", lastHit.Next)

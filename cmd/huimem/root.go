@@ -151,9 +151,17 @@ func fileExists(p string) bool {
 
 // open loads the configuration and opens the engine.
 func (a *app) open(ctx context.Context, opts engine.Options) (*engine.Engine, core.Config, error) {
+	return a.openWith(ctx, opts, nil)
+}
+
+// openWith is open with a last say on the configuration.
+func (a *app) openWith(ctx context.Context, opts engine.Options, adjust func(*core.Config)) (*engine.Engine, core.Config, error) {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return nil, cfg, err
+	}
+	if adjust != nil {
+		adjust(&cfg)
 	}
 	opts.Logf = a.logf
 	if err := a.usePlugins(ctx, cfg, &opts); err != nil {
