@@ -2,8 +2,6 @@ package chunker
 
 import (
 	"context"
-	"fmt"
-	"sync"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -44,18 +42,7 @@ func ServeWith(cfg ServeConfig) {
 // to impl's Configure method if it has one. With options and no Configure
 // method it still gives impl, together with [ErrUnsupported].
 func Static(impl Chunker) Factory {
-	return func(ctx context.Context, options map[string]string) (Chunker, error) {
-		if c, ok := impl.(Configurer); ok {
-			if err := c.Configure(ctx, options); err != nil {
-				return nil, err
-			}
-			return impl, nil
-		}
-		if len(options) > 0 {
-			return impl, fmt.Errorf("%w: the chunker takes no options", ErrUnsupported)
-		}
-		return impl, nil
-	}
+	return shared.Static(shared.KindChunker, impl)
 }
 
 // Plugin is the go-plugin glue for chunkers (a plugin.GRPCPlugin). A host
@@ -70,7 +57,9 @@ var _ plugin.GRPCPlugin = (*Plugin)(nil)
 
 // GRPCServer registers the chunker service on s.
 func (p *Plugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	pb.RegisterChunkerServer(s, &server{cfg: p.Config})
+	pb.RegisterChunkerServer(s, &server{impl: shared.Impl[Chunker]{
+		Kind: shared.KindChunker, Factory: p.Config.Factory, Name: p.Config.Name, Version: p.Config.Version,
+	}})
 	return nil
 }
 
@@ -83,61 +72,20 @@ func (p *Plugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, cc *grpc.Cl
 // service.
 type server struct {
 	pb.UnimplementedChunkerServer
-	cfg  ServeConfig
-	mu   sync.Mutex
-	impl Chunker
-}
-
-func (s *server) chunker(ctx context.Context) (Chunker, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.impl != nil {
-		return s.impl, nil
-	}
-	if s.cfg.Factory == nil {
-		return nil, fmt.Errorf("chunker plugin has no factory")
-	}
-	impl, err := s.cfg.Factory(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	s.impl = impl
-	return impl, nil
+	impl shared.Impl[Chunker]
 }
 
 func (s *server) Configure(ctx context.Context, req *pb.ConfigureRequest) (*pb.ConfigureResponse, error) {
-	if s.cfg.Factory == nil {
-		return nil, shared.ToStatus(fmt.Errorf("chunker plugin has no factory"))
-	}
-	impl, err := s.cfg.Factory(ctx, req.GetOptions())
-	if impl != nil {
-		s.mu.Lock()
-		s.impl = impl
-		s.mu.Unlock()
-	}
-	return &pb.ConfigureResponse{}, shared.ToStatus(err)
+	return &pb.ConfigureResponse{}, shared.ToStatus(s.impl.Configure(ctx, req.GetOptions()))
 }
 
 func (s *server) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.PluginInfo, error) {
-	impl, err := s.chunker(ctx)
-	if err != nil {
-		return nil, shared.ToStatus(err)
-	}
-	name, version := s.cfg.Name, s.cfg.Version
-	if name == "" {
-		name = shared.ProgramName()
-	}
-	if v, ok := impl.(Versioner); ok && version == "" {
-		version = v.Version()
-	}
-	if version == "" {
-		version = shared.BuildVersion()
-	}
-	return &pb.PluginInfo{Name: name, Version: version}, nil
+	info, err := s.impl.Info(ctx)
+	return info, shared.ToStatus(err)
 }
 
 func (s *server) Chunk(ctx context.Context, req *pb.ChunkRequest) (*pb.ChunkResponse, error) {
-	impl, err := s.chunker(ctx)
+	impl, err := s.impl.Get(ctx)
 	if err != nil {
 		return nil, shared.ToStatus(err)
 	}

@@ -1,7 +1,6 @@
 package embedder
 
 import (
-	"context"
 	"errors"
 
 	"github.com/huimemory/huimemory/core"
@@ -15,23 +14,27 @@ type Embedder = core.Embedder
 // Info describes the model behind an [Embedder]. It is core.EmbedderInfo.
 type Info = core.EmbedderInfo
 
-// Configurer is an optional interface of an [Embedder] served with
-// [Serve]: it receives the plugin's options from the host's configuration
-// once, before any other call. An embedder without it takes no options.
-type Configurer interface {
-	Configure(ctx context.Context, options map[string]string) error
-}
+// Configurer is an optional interface of an [Embedder] served with [Serve]:
+// it receives the plugin's options from the host's configuration once,
+// before any other call. An embedder without it takes no options. Its one
+// method is:
+//
+//	Configure(ctx context.Context, options map[string]string) error
+type Configurer = shared.Configurer
 
 // Versioner is an optional interface of an [Embedder] served with [Serve]:
-// the version it reports to the host (shown by `huimem plugins`).
-type Versioner interface {
-	Version() string
-}
+// the version it reports to the host (shown by `huimem plugins`). Its one
+// method is:
+//
+//	Version() string
+type Versioner = shared.Versioner
 
 // Factory builds an embedder from the plugin's options. [ServeWith] calls
 // it when the host configures the plugin, or with no options at the first
-// call if the host never does.
-type Factory func(ctx context.Context, options map[string]string) (Embedder, error)
+// call if the host never does. It is the function type:
+//
+//	func(ctx context.Context, options map[string]string) (Embedder, error)
+type Factory = shared.Factory[Embedder]
 
 // PluginInfo is what an embedder plugin reports about itself.
 type PluginInfo struct {

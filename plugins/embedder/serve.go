@@ -2,8 +2,6 @@ package embedder
 
 import (
 	"context"
-	"fmt"
-	"sync"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -40,18 +38,7 @@ func ServeWith(cfg ServeConfig) {
 // to impl's Configure method if it has one. With options and no Configure
 // method it still gives impl, together with [ErrUnsupported].
 func Static(impl Embedder) Factory {
-	return func(ctx context.Context, options map[string]string) (Embedder, error) {
-		if c, ok := impl.(Configurer); ok {
-			if err := c.Configure(ctx, options); err != nil {
-				return nil, err
-			}
-			return impl, nil
-		}
-		if len(options) > 0 {
-			return impl, fmt.Errorf("%w: the embedder takes no options", ErrUnsupported)
-		}
-		return impl, nil
-	}
+	return shared.Static(shared.KindEmbedder, impl)
 }
 
 // Plugin is the go-plugin glue for embedders (a plugin.GRPCPlugin). A host
@@ -66,7 +53,9 @@ var _ plugin.GRPCPlugin = (*Plugin)(nil)
 
 // GRPCServer registers the embedder service on s.
 func (p *Plugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	pb.RegisterEmbedderServer(s, &server{cfg: p.Config})
+	pb.RegisterEmbedderServer(s, &server{impl: shared.Impl[Embedder]{
+		Kind: shared.KindEmbedder, Factory: p.Config.Factory, Version: p.Config.Version,
+	}})
 	return nil
 }
 
@@ -79,45 +68,18 @@ func (p *Plugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, cc *grpc.Cl
 // service.
 type server struct {
 	pb.UnimplementedEmbedderServer
-	cfg  ServeConfig
-	mu   sync.Mutex
-	impl Embedder
-}
-
-// embedder returns the embedder, building it with no options if the host
-// has not configured the plugin.
-func (s *server) embedder(ctx context.Context) (Embedder, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.impl != nil {
-		return s.impl, nil
-	}
-	if s.cfg.Factory == nil {
-		return nil, fmt.Errorf("embedder plugin has no factory")
-	}
-	impl, err := s.cfg.Factory(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	s.impl = impl
-	return impl, nil
+	impl shared.Impl[Embedder]
 }
 
 func (s *server) Configure(ctx context.Context, req *pb.ConfigureRequest) (*pb.ConfigureResponse, error) {
-	if s.cfg.Factory == nil {
-		return nil, shared.ToStatus(fmt.Errorf("embedder plugin has no factory"))
-	}
-	impl, err := s.cfg.Factory(ctx, req.GetOptions())
-	if impl != nil {
-		s.mu.Lock()
-		s.impl = impl
-		s.mu.Unlock()
-	}
-	return &pb.ConfigureResponse{}, shared.ToStatus(err)
+	return &pb.ConfigureResponse{}, shared.ToStatus(s.impl.Configure(ctx, req.GetOptions()))
 }
 
+// Info reports the embedder's own name, model and dimension (an embedder
+// plugin has no configured name), with the version [shared.Impl.VersionOf]
+// picks.
 func (s *server) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.PluginInfo, error) {
-	impl, err := s.embedder(ctx)
+	impl, err := s.impl.Get(ctx)
 	if err != nil {
 		return nil, shared.ToStatus(err)
 	}
@@ -125,18 +87,11 @@ func (s *server) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.PluginInfo, e
 	if err != nil {
 		return nil, shared.ToStatus(err)
 	}
-	version := s.cfg.Version
-	if v, ok := impl.(Versioner); ok && version == "" {
-		version = v.Version()
-	}
-	if version == "" {
-		version = shared.BuildVersion()
-	}
-	return &pb.PluginInfo{Name: info.Name, Version: version, Model: info.Model, Dim: int32(info.Dim)}, nil
+	return &pb.PluginInfo{Name: info.Name, Version: s.impl.VersionOf(impl), Model: info.Model, Dim: int32(info.Dim)}, nil
 }
 
 func (s *server) Embed(ctx context.Context, req *pb.EmbedRequest) (*pb.EmbedResponse, error) {
-	impl, err := s.embedder(ctx)
+	impl, err := s.impl.Get(ctx)
 	if err != nil {
 		return nil, shared.ToStatus(err)
 	}

@@ -31,15 +31,14 @@ func NewClient(cc grpc.ClientConnInterface) *Client {
 // Configure sends the plugin its options. A plugin that takes none answers
 // [ErrUnsupported].
 func (c *Client) Configure(ctx context.Context, options map[string]string) error {
-	_, err := c.rpc.Configure(ctx, &pb.ConfigureRequest{Options: options})
-	return shared.FromStatus(err)
+	return shared.CallConfigure(ctx, c.rpc, options)
 }
 
 // PluginInfo asks the plugin for its name and version.
 func (c *Client) PluginInfo(ctx context.Context) (PluginInfo, error) {
-	resp, err := c.rpc.Info(ctx, &pb.InfoRequest{})
+	resp, err := shared.CallInfo(ctx, c.rpc)
 	if err != nil {
-		return PluginInfo{}, shared.FromStatus(err)
+		return PluginInfo{}, err
 	}
 	return PluginInfo{Name: resp.GetName(), Version: resp.GetVersion()}, nil
 }
