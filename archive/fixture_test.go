@@ -44,10 +44,9 @@ func fixtureSessions() map[string][]core.Message {
 	}
 }
 
-func TestWriteFixture(t *testing.T) {
-	if !*update {
-		t.Skip("run with -update to rewrite the fixture")
-	}
+// writeFixture rewrites the version 1 fixture; TestReadVersion1Fixture
+// calls it with -update.
+func writeFixture(t *testing.T) {
 	os.RemoveAll(fixtureDir)
 	for session, msgs := range fixtureSessions() {
 		rel := strings.TrimPrefix(SessionFile("", session, msgs[0].Time), "2026-W16/")
@@ -68,6 +67,9 @@ func TestWriteFixture(t *testing.T) {
 }
 
 func TestReadVersion1Fixture(t *testing.T) {
+	if *update {
+		writeFixture(t)
+	}
 	info, err := Verify(fixtureArchive, testMax)
 	if err != nil {
 		t.Fatal(err)
