@@ -34,17 +34,26 @@ type CacheOptions struct {
 // folder is named after the sha256 of its archive file, so an entry never
 // goes stale: a week sealed again is a new entry, and an archive replaced
 // behind the cache's back fails the checksum instead of being cached under
-// the old name. A week is unpacked in full with [Extract] (checked, into a
+// the old name. Before a week is decompressed, its archive file's sha256 is
+// checked against the one recorded when it was sealed ([CheckFile]), so a
+// damaged or replaced archive costs one read, not gigabytes written to the
+// cache. A week is unpacked in full with [Extract] (checked, into a
 // temporary folder renamed into place), so a reader sees a complete week or
 // none. Weeks unused for longer than the TTL, and the least recently used
 // weeks while the cache is over its size, are removed.
 //
 // A Cache is safe for concurrent use. Several processes may share one
 // folder: entries are immutable, and a file that another process evicted
-// is simply unpacked again.
+// is simply unpacked again. Each extraction holds a shared lock on the
+// folder's lock file (.extract.lock, where the system has file locks), so
+// that the first use of a Cache can tell the temporary folders of a
+// process that was killed mid-extraction from live ones, and remove them.
 type Cache struct {
 	dir  string
 	opts CacheOptions
+
+	// opened is set once the folder was scanned; see [Cache.open].
+	opened atomic.Bool
 
 	mu        sync.Mutex
 	entries   map[string]*cacheEntry
@@ -67,7 +76,8 @@ type loadCall struct {
 }
 
 // NewCache returns a cache that keeps its weeks under dir. It touches the
-// disk only when first used.
+// disk only when first used; that first use learns what dir holds and
+// removes the temporary folders left by killed processes.
 func NewCache(dir string, opts CacheOptions) *Cache {
 	if opts.TTL <= 0 {
 		opts.TTL = 24 * time.Hour
@@ -135,6 +145,7 @@ func (c *Cache) read(sum, rel string) ([]byte, error) {
 
 // ensure makes sure the week is unpacked in the cache.
 func (c *Cache) ensure(src, sum string) error {
+	c.open()
 	now := time.Now()
 	c.mu.Lock()
 	c.scanLocked()
@@ -167,7 +178,7 @@ func (c *Cache) ensure(src, sum string) error {
 
 	dst := filepath.Join(c.dir, sum)
 	var size int64
-	info, err := Extract(src, dst, ExtractOptions{MaxBytes: c.opts.MaxWeekBytes, SHA256: sum})
+	info, err := c.extract(src, dst, sum)
 	switch {
 	case err == nil:
 		c.extractions.Add(1)
@@ -191,6 +202,77 @@ func (c *Cache) ensure(src, sum string) error {
 	return err
 }
 
+// extract checks the archive src against sum, then unpacks it into dst,
+// holding the shared extraction lock.
+func (c *Cache) extract(src, dst, sum string) (*Info, error) {
+	if err := CheckFile(src, sum); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return nil, err
+	}
+	unlock := lockShared(filepath.Join(c.dir, lockName))
+	defer unlock()
+	return Extract(src, dst, ExtractOptions{MaxBytes: c.opts.MaxWeekBytes, SHA256: sum})
+}
+
+// lockName is the cache folder's lock file: every extraction holds a
+// shared lock on it.
+const lockName = ".extract.lock"
+
+// staleAge is the age after which a temporary folder is taken for one left
+// by a killed process even when no lock says so.
+const staleAge = time.Hour
+
+// open removes, on the first use of the cache, the temporary folders that
+// killed processes left in its folder: the half-unpacked weeks, when no
+// extraction holds the lock (or, where the system has no file locks, when
+// they are older than an hour), and half-removed evicted weeks. They are
+// renamed away and removed outside the cache's mutex.
+func (c *Cache) open() {
+	if c.opened.Swap(true) {
+		return
+	}
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	var unpacking, junk []string
+	for _, d := range ents {
+		name := d.Name()
+		switch {
+		case strings.HasPrefix(name, ".tmp-evict-"):
+			// Renamed away by an eviction that did not finish: nobody
+			// reads it.
+			junk = append(junk, filepath.Join(c.dir, name))
+		case strings.HasPrefix(name, ".tmp-"):
+			unpacking = append(unpacking, name)
+		}
+	}
+	if len(unpacking) > 0 {
+		unlock, free := tryLockExclusive(filepath.Join(c.dir, lockName))
+		for _, name := range unpacking {
+			p := filepath.Join(c.dir, name)
+			if !free {
+				fi, err := os.Stat(p)
+				if err != nil || time.Since(fi.ModTime()) <= staleAge {
+					continue // perhaps a live extraction
+				}
+			}
+			gone := filepath.Join(c.dir, ".tmp-evict-"+rand.Text())
+			if os.Rename(p, gone) == nil {
+				junk = append(junk, gone)
+			}
+		}
+		if free {
+			unlock()
+		}
+	}
+	for _, p := range junk {
+		os.RemoveAll(p)
+	}
+}
+
 // scanLocked learns what an earlier process left in the cache folder.
 func (c *Cache) scanLocked() {
 	if c.scanned {
@@ -208,11 +290,6 @@ func (c *Cache) scanLocked() {
 		}
 		name := d.Name()
 		switch {
-		case strings.HasPrefix(name, ".tmp-"):
-			// Left by a crash; a live extraction is younger than this.
-			if time.Since(fi.ModTime()) > time.Hour {
-				os.RemoveAll(filepath.Join(c.dir, name))
-			}
 		case d.IsDir() && validKey(name):
 			size := treeSize(filepath.Join(c.dir, name))
 			c.entries[name] = &cacheEntry{size: size, used: fi.ModTime(), touched: fi.ModTime()}
@@ -273,6 +350,7 @@ func (c *Cache) forget(sum string) {
 
 // Size returns the bytes the cache holds, as far as it knows.
 func (c *Cache) Size() int64 {
+	c.open()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.scanLocked()
@@ -281,6 +359,7 @@ func (c *Cache) Size() int64 {
 
 // Clear removes every cached week.
 func (c *Cache) Clear() {
+	c.open()
 	c.mu.Lock()
 	c.scanLocked()
 	var keys []string

@@ -35,6 +35,12 @@ func Extract(src, dst string, opts ExtractOptions) (*Info, error) {
 }
 
 func extract(src, dst string, opts ExtractOptions) (*Info, error) {
+	if opts.SHA256 != "" {
+		// Check the compressed file before anything is decompressed.
+		if err := CheckFile(src, opts.SHA256); err != nil {
+			return nil, err
+		}
+	}
 	in, err := os.Open(src)
 	if err != nil {
 		return nil, err

@@ -314,3 +314,23 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	l.n -= int64(n)
 	return n, err
 }
+
+// CheckFile reads the archive file at path and checks that its hex sha256
+// is sum, without decompressing anything, so that a damaged or replaced
+// archive is refused before it costs a decompression. A mismatch is an
+// error wrapping [ErrCorrupt]. Errors name the file.
+func CheckFile(path, sum string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("archive %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("archive %s: %w", path, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != sum {
+		return fmt.Errorf("archive %s: %w: its sha256 is %s, but %s was recorded when the week was sealed", path, ErrCorrupt, got, sum)
+	}
+	return nil
+}

@@ -29,6 +29,83 @@ type Config struct {
 	Retriever  RetrieverConfig `mapstructure:"retriever" json:"retriever" yaml:"retriever"`
 	Archive    ArchiveConfig   `mapstructure:"archive" json:"archive" yaml:"archive"`
 	Plugins    PluginsConfig   `mapstructure:"plugins" json:"plugins" yaml:"plugins"`
+	Server     ServerConfig    `mapstructure:"server" json:"server" yaml:"server"`
+	Time       TimeConfig      `mapstructure:"time" json:"time" yaml:"time"`
+	Takeover   TakeoverConfig  `mapstructure:"takeover" json:"takeover" yaml:"takeover"`
+}
+
+// TimeConfig says in which time zone times are read and shown.
+type TimeConfig struct {
+	// Zone is an IANA time zone name, such as "Asia/Shanghai" or "UTC".
+	// It is the zone of "now", of time phrases ("上周三下午" is a Wednesday
+	// afternoon there), of times given without an offset, and of times
+	// shown to a reader. Empty means the machine's zone.
+	Zone string `mapstructure:"zone" json:"zone" yaml:"zone"`
+}
+
+// Location returns the zone named by Zone, or time.Local when Zone is
+// empty or unknown ([Config.Validate] reports an unknown one).
+func (t TimeConfig) Location() *time.Location {
+	if t.Zone == "" {
+		return time.Local
+	}
+	loc, err := time.LoadLocation(t.Zone)
+	if err != nil {
+		return time.Local
+	}
+	return loc
+}
+
+// ServerConfig configures `huimem serve` (core/server).
+type ServerConfig struct {
+	// Addr is the address to listen on; default 127.0.0.1:7878. An address
+	// off loopback needs a token.
+	Addr string `mapstructure:"addr" json:"addr" yaml:"addr"`
+	// Token, when set, is required as "Authorization: Bearer TOKEN" on
+	// every request, and may use any namespace.
+	Token string `mapstructure:"token" json:"token,omitempty" yaml:"token"`
+	// Tokens are further bearer tokens, each bound to one namespace: a
+	// request with one reads and writes only that namespace.
+	Tokens []TokenSpec `mapstructure:"tokens" json:"tokens,omitempty" yaml:"tokens"`
+	// MaxBodyMB bounds a request body; default 8.
+	MaxBodyMB int `mapstructure:"max_body_mb" json:"max_body_mb" yaml:"max_body_mb"`
+	// ShutdownTimeout bounds a graceful shutdown; default 30s.
+	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout" json:"shutdown_timeout" yaml:"shutdown_timeout"`
+}
+
+// TakeoverConfig configures takeover mode: the memory kernel's context
+// assembly (core/kernel) and the OpenAI-compatible memory proxy.
+type TakeoverConfig struct {
+	// BudgetTokens is the token budget of an assembled context when a
+	// request gives none; default 8000.
+	BudgetTokens int `mapstructure:"budget_tokens" json:"budget_tokens" yaml:"budget_tokens"`
+	// MemoryShare and ProfileShare are the shares of the budget left after
+	// the new message, the rules and the tool schemas that the recalled
+	// memories and the profile may use (defaults 0.3 and 0.1); recent
+	// turns get the rest, including what those two leave unused.
+	MemoryShare  float64 `mapstructure:"memory_share" json:"memory_share" yaml:"memory_share"`
+	ProfileShare float64 `mapstructure:"profile_share" json:"profile_share" yaml:"profile_share"`
+	// RecallTopK is how many long-term hits are considered; default 8.
+	RecallTopK int `mapstructure:"recall_top_k" json:"recall_top_k" yaml:"recall_top_k"`
+	// ProfileItems bounds the profile's lines; default 12.
+	ProfileItems int `mapstructure:"profile_items" json:"profile_items" yaml:"profile_items"`
+	// Tokenizer counts tokens: o200k_base (default) or cl100k_base.
+	Tokenizer string `mapstructure:"tokenizer" json:"tokenizer" yaml:"tokenizer"`
+	// Upstream is the OpenAI-compatible base URL (ending in /v1) the proxy
+	// calls; APIKeyEnv names the variable holding its key.
+	Upstream  string `mapstructure:"upstream" json:"upstream,omitempty" yaml:"upstream"`
+	APIKeyEnv string `mapstructure:"api_key_env" json:"api_key_env,omitempty" yaml:"api_key_env"`
+	// UpstreamTimeout bounds one upstream call; default 120s.
+	UpstreamTimeout time.Duration `mapstructure:"upstream_timeout" json:"upstream_timeout" yaml:"upstream_timeout"`
+	// MaxToolRounds bounds the memory tool calls the proxy runs for the
+	// model in one request; default 4.
+	MaxToolRounds int `mapstructure:"max_tool_rounds" json:"max_tool_rounds" yaml:"max_tool_rounds"`
+}
+
+// TokenSpec is a bearer token bound to a namespace.
+type TokenSpec struct {
+	Token     string `mapstructure:"token" json:"token" yaml:"token"`
+	Namespace string `mapstructure:"namespace" json:"namespace" yaml:"namespace"`
 }
 
 // StorageConfig says where the engine keeps its files.
@@ -89,8 +166,22 @@ type RetrieverConfig struct {
 	BM25Weight   float64 `mapstructure:"bm25_weight" json:"bm25_weight" yaml:"bm25_weight"`
 	// ContextBoost weighs matches in a chunk's neighbours' text against
 	// matches in its own text, in BM25; 0 turns it off. Nil means the
-	// default, 0.3.
+	// default, [DefaultContextBoost].
 	ContextBoost *float64 `mapstructure:"context_boost" json:"context_boost" yaml:"context_boost"`
+	// ReplyBoost weighs matches in a chunk's assistant messages against
+	// matches in its other messages, in BM25; 0 ignores the assistant's
+	// words. Nil means the default, [DefaultReplyBoost].
+	ReplyBoost *float64 `mapstructure:"reply_boost" json:"reply_boost" yaml:"reply_boost"`
+	// MinRelevance drops hits whose absolute relevance (see
+	// [Hit.Relevance]) is below it, so that a query about nothing in the
+	// memory returns nothing; 0 keeps every hit. Nil means the default,
+	// [DefaultMinRelevance].
+	MinRelevance *float64 `mapstructure:"min_relevance" json:"min_relevance" yaml:"min_relevance"`
+	// SessionBoost adds session-level evidence to score fusion: each
+	// candidate gains SessionBoost times its session's share of the pool's
+	// BM25 evidence; 0 turns it off. Nil means the default,
+	// [DefaultSessionBoost].
+	SessionBoost *float64 `mapstructure:"session_boost" json:"session_boost" yaml:"session_boost"`
 	// Fusion is "score" (weighted min-max score fusion, the default) or
 	// "rrf" (reciprocal rank fusion).
 	Fusion string `mapstructure:"fusion" json:"fusion" yaml:"fusion"`
@@ -130,8 +221,22 @@ type PluginsConfig struct {
 	InProcess bool `mapstructure:"in_process" json:"in_process" yaml:"in_process"`
 }
 
-// DefaultContextBoost is the default of RetrieverConfig.ContextBoost.
-const DefaultContextBoost = 0.3
+// Defaults of the retriever's weights (see docs/recall-quality.md for the
+// measurements behind them).
+const (
+	// DefaultVectorWeight and DefaultBM25Weight are the default fusion
+	// weights.
+	DefaultVectorWeight = 0.1
+	DefaultBM25Weight   = 0.9
+	// DefaultContextBoost is the default of RetrieverConfig.ContextBoost.
+	DefaultContextBoost = 1.0
+	// DefaultReplyBoost is the default of RetrieverConfig.ReplyBoost.
+	DefaultReplyBoost = 0.3
+	// DefaultMinRelevance is the default of RetrieverConfig.MinRelevance.
+	DefaultMinRelevance = 0.0
+	// DefaultSessionBoost is the default of RetrieverConfig.SessionBoost.
+	DefaultSessionBoost = 0.4
+)
 
 // DefaultHome returns the default data directory, ~/.huimem, or ./data
 // when there is no home directory.
@@ -173,13 +278,22 @@ func (c *Config) SetDefaults() {
 		r.TopK = 5
 	}
 	if r.VectorWeight == 0 && r.BM25Weight == 0 {
-		r.VectorWeight, r.BM25Weight = 0.6, 0.4
+		r.VectorWeight, r.BM25Weight = DefaultVectorWeight, DefaultBM25Weight
 	}
 	if r.Fusion == "" {
 		r.Fusion = "score"
 	}
 	if r.ContextBoost == nil {
 		r.ContextBoost = new(DefaultContextBoost)
+	}
+	if r.ReplyBoost == nil {
+		r.ReplyBoost = new(DefaultReplyBoost)
+	}
+	if r.MinRelevance == nil {
+		r.MinRelevance = new(DefaultMinRelevance)
+	}
+	if r.SessionBoost == nil {
+		r.SessionBoost = new(DefaultSessionBoost)
 	}
 	if r.PoolFactor == 0 {
 		r.PoolFactor = 4
@@ -204,6 +318,40 @@ func (c *Config) SetDefaults() {
 	}
 	if c.Plugins.Timeout == 0 {
 		c.Plugins.Timeout = 60 * time.Second
+	}
+	if c.Server.Addr == "" {
+		c.Server.Addr = "127.0.0.1:7878"
+	}
+	if c.Server.MaxBodyMB == 0 {
+		c.Server.MaxBodyMB = 8
+	}
+	if c.Server.ShutdownTimeout == 0 {
+		c.Server.ShutdownTimeout = 30 * time.Second
+	}
+	t := &c.Takeover
+	if t.BudgetTokens == 0 {
+		t.BudgetTokens = 8000
+	}
+	if t.MemoryShare == 0 && t.ProfileShare == 0 {
+		t.MemoryShare, t.ProfileShare = 0.3, 0.1
+	}
+	if t.RecallTopK == 0 {
+		t.RecallTopK = 8
+	}
+	if t.ProfileItems == 0 {
+		t.ProfileItems = 12
+	}
+	if t.Tokenizer == "" {
+		t.Tokenizer = "o200k_base"
+	}
+	if t.APIKeyEnv == "" {
+		t.APIKeyEnv = "OPENAI_API_KEY"
+	}
+	if t.UpstreamTimeout == 0 {
+		t.UpstreamTimeout = 120 * time.Second
+	}
+	if t.MaxToolRounds == 0 {
+		t.MaxToolRounds = 4
 	}
 }
 
@@ -261,6 +409,15 @@ func (c *Config) Validate() error {
 	if r.ContextBoost != nil && (*r.ContextBoost < 0 || *r.ContextBoost > 10) {
 		bad("retriever.context_boost", "%v is not between 0 and 10", *r.ContextBoost)
 	}
+	if r.ReplyBoost != nil && (*r.ReplyBoost < 0 || *r.ReplyBoost > 10) {
+		bad("retriever.reply_boost", "%v is not between 0 and 10", *r.ReplyBoost)
+	}
+	if r.SessionBoost != nil && (*r.SessionBoost < 0 || *r.SessionBoost > 10) {
+		bad("retriever.session_boost", "%v is not between 0 and 10", *r.SessionBoost)
+	}
+	if r.MinRelevance != nil && (*r.MinRelevance < 0 || *r.MinRelevance > 1) {
+		bad("retriever.min_relevance", "%v is not between 0 and 1", *r.MinRelevance)
+	}
 	if r.Fusion != "score" && r.Fusion != "rrf" {
 		bad("retriever.fusion", "%q is not score or rrf", r.Fusion)
 	}
@@ -284,6 +441,40 @@ func (c *Config) Validate() error {
 	}
 	if c.Plugins.Timeout < 0 {
 		bad("plugins.timeout", "must not be negative")
+	}
+	if c.Server.MaxBodyMB < 1 || c.Server.MaxBodyMB > 1024 {
+		bad("server.max_body_mb", "%d is not between 1 and 1024", c.Server.MaxBodyMB)
+	}
+	if c.Server.ShutdownTimeout < 0 {
+		bad("server.shutdown_timeout", "must not be negative")
+	}
+	for i, t := range c.Server.Tokens {
+		if len(t.Token) < 16 {
+			bad(fmt.Sprintf("server.tokens[%d].token", i), "must be at least 16 characters")
+		}
+		if err := ValidateNamespace(t.Namespace); err != nil {
+			bad(fmt.Sprintf("server.tokens[%d].namespace", i), "%v", err)
+		}
+	}
+	if t := c.Takeover; t.BudgetTokens < 256 || t.BudgetTokens > 2_000_000 {
+		bad("takeover.budget_tokens", "%d is not between 256 and 2000000", t.BudgetTokens)
+	}
+	if t := c.Takeover; t.MemoryShare < 0 || t.ProfileShare < 0 || t.MemoryShare+t.ProfileShare > 0.9 {
+		bad("takeover.memory_share", "memory_share and profile_share must not be negative and must add up to at most 0.9")
+	}
+	if c.Takeover.Tokenizer != "o200k_base" && c.Takeover.Tokenizer != "cl100k_base" {
+		bad("takeover.tokenizer", "%q is not o200k_base or cl100k_base", c.Takeover.Tokenizer)
+	}
+	if c.Takeover.RecallTopK < 0 || c.Takeover.RecallTopK > 100 || c.Takeover.ProfileItems < 0 || c.Takeover.MaxToolRounds < 0 {
+		bad("takeover.recall_top_k", "recall_top_k (0..100), profile_items and max_tool_rounds must not be negative")
+	}
+	if c.Server.Token != "" && len(c.Server.Token) < 16 {
+		bad("server.token", "must be at least 16 characters")
+	}
+	if c.Time.Zone != "" {
+		if _, err := time.LoadLocation(c.Time.Zone); err != nil {
+			bad("time.zone", "%q is not an IANA time zone name such as Asia/Shanghai or UTC", c.Time.Zone)
+		}
 	}
 	return errors.Join(errs...)
 }

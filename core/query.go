@@ -55,8 +55,15 @@ type Hit struct {
 	Chunk
 	// Score is the fused score, w_vec·Scores.Vector + w_bm25·Scores.BM25.
 	// Neighbours carry 0.
-	Score       float64     `json:"score"`
-	Scores      Scores      `json:"scores"`
+	Score  float64 `json:"score"`
+	Scores Scores  `json:"scores"`
+	// Relevance is an absolute measure of how well the chunk matches the
+	// query, in [0, 1], comparable across queries (unlike Score, which is
+	// relative to the candidate pool): the IDF-weighted share of the
+	// query's terms that the chunk holds, its neighbours' terms counting
+	// at the context boost. Recall drops hits below
+	// retriever.min_relevance. Neighbours carry 0.
+	Relevance   float64     `json:"relevance"`
 	ContextRole ContextRole `json:"context_role"`
 }
 

@@ -50,6 +50,10 @@
 //	今年 this year; 去年 last year; 前年 the year before last
 //	年初 / 年中 / 年底, early / mid / late 2025,
 //	  the beginning / end of the year                    January-April / May-August / September-December
+//	月底, 年底, the end of the month / year               this month's / year's part, even before it comes
+//	上半年 下半年, the first / second half of 2025         January-June / July-December
+//	early / mid / late this week, end of last week,
+//	  本周初 本周中                                        Monday-Tuesday / Wednesday-Thursday / Friday-Sunday
 //	3月 三月 March, in March                              the most recent March not in the future: this
 //	                                                      year's if it has begun, else last year's
 //	2025年3月, March 2025; last March; this March          that month; the last March before this
@@ -78,6 +82,12 @@
 // 2026-03-01, and "Friday to Monday" said on a Sunday starts on the Friday
 // of the week before. A range still reversed, such as "4月10日到4月1日", is
 // an error.
+//
+// Traditional characters (上週五, 這個週末, 兩個禮拜前) are read through a
+// small character table with the same byte offsets, so Extract cuts the
+// phrase from the text as written. The full phrase list, with the
+// round-2 forms (weekday with a date, days before the month, "the 21st",
+// 2号到6号, fortnights, yr/wk), is in docs/time-phrases.md.
 //
 // # Parts of the day
 //

@@ -30,6 +30,17 @@ var fuzzSeeds = []string{
 	"一百零五天前",
 	"99999天前",
 	"before",
+	"上週五下午4點",
+	"這幾週",
+	"Fri 8th Aug, 2025",
+	"from 3 to 7 June",
+	"2号到6号",
+	"the evening of the 9th",
+	"2025年 3月 8日",
+	"end of the previous week",
+	"the first half of 2025",
+	"2月29日",
+	"thu 5 march",
 }
 
 // fuzzRefs are the reference times the fuzzers try, one in each zone of the

@@ -43,19 +43,48 @@ func (s *scanner) dateVal(text string, y int, m time.Month, d int) (val, error) 
 }
 
 // inferredDate is the most recent m-d that is not after today: this year's
-// if it has come, else last year's.
+// if it has come, else last year's. A 29 February goes back to the most
+// recent leap year.
 func (s *scanner) inferredDate(text string, m time.Month, d int) (val, error) {
 	y := s.today.y
 	if m > s.today.m || (m == s.today.m && d > s.today.d) {
 		y--
 	}
+	y = yearWith(y, m, d)
 	v, err := s.dateVal(text, y, m, d)
 	if err != nil {
 		return v, err
 	}
 	v.month = m
-	v.shift = func() (val, error) { return s.dateVal(text, y-1, m, d) }
+	v.shift = func() (val, error) { return s.dateVal(text, yearWith(y-1, m, d), m, d) }
 	return v, nil
+}
+
+// yearWith returns y, or for 29 February the latest leap year not after y.
+func yearWith(y int, m time.Month, d int) int {
+	if m == time.February && d == 29 {
+		for k := 0; k < 8 && daysIn(y, m) < 29; k++ {
+			y--
+		}
+	}
+	return y
+}
+
+// dayOfMonth is day d of the most recent month that has it and in which
+// it is not after today: "the 21st" said on the 29th is the 21st of this
+// month, said on the 15th the 21st of last month.
+func (s *scanner) dayOfMonth(text string, d int) (val, error) {
+	if d < 1 || d > 31 {
+		return val{}, invalidDate(text, "there is no day %d", d)
+	}
+	c := civil{s.today.y, s.today.m, 1}
+	if d > s.today.d {
+		c = c.addMonths(-1)
+	}
+	for daysIn(c.y, c.m) < d {
+		c = c.addMonths(-1)
+	}
+	return s.dateVal(text, c.y, c.m, d)
 }
 
 // monthVal is month m of year y, which must exist.
@@ -163,25 +192,31 @@ func (s *scanner) yearSegment(y, seg int) val {
 	return s.span(start.at(0, s.loc), end.at(0, s.loc), Monthly, false)
 }
 
-// recentMonthSegment is this month's segment if it has started, else last
-// month's.
-func (s *scanner) recentMonthSegment(seg int) val {
-	v := s.monthSegment(s.today.y, s.today.m, seg)
-	if v.r.Start.After(s.ref) {
-		c := mkCivil(s.today.y, s.today.m-1, 1)
-		v = s.monthSegment(c.y, c.m, seg)
-	}
-	return v
+// thisMonthSegment is this month's segment: "月底" and "the end of the
+// month" mean this month's end even before it has come.
+func (s *scanner) thisMonthSegment(seg int) val {
+	return s.monthSegment(s.today.y, s.today.m, seg)
 }
 
-// recentYearSegment is this year's segment if it has started, else last
-// year's.
-func (s *scanner) recentYearSegment(seg int) val {
-	v := s.yearSegment(s.today.y, seg)
-	if v.r.Start.After(s.ref) {
-		v = s.yearSegment(s.today.y-1, seg)
-	}
-	return v
+// thisYearSegment is this year's segment.
+func (s *scanner) thisYearSegment(seg int) val {
+	return s.yearSegment(s.today.y, seg)
+}
+
+// yearHalf is January-June (half 1) or July-December (half 2) of y.
+func (s *scanner) yearHalf(y, half int) val {
+	start := civil{y, time.Month(6*(half-1) + 1), 1}
+	end := mkCivil(y, time.Month(6*half+1), 1)
+	return s.span(start.at(0, s.loc), end.at(0, s.loc), Monthly, false)
+}
+
+// weekSegment is Monday-Tuesday (early), Wednesday-Thursday (mid) or
+// Friday-Sunday (late) of the ISO week n weeks from this one.
+func (s *scanner) weekSegment(n, seg int) val {
+	mon := s.today.monday().add(7 * n)
+	from := map[int]int{segEarly: 0, segMid: 2, segLate: 4}[seg]
+	to := map[int]int{segEarly: 2, segMid: 4, segLate: 7}[seg]
+	return s.span(mon.add(from).at(0, s.loc), mon.add(to).at(0, s.loc), Daily, false)
 }
 
 // unit is a calendar unit counted in "3 days ago" and "last 3 weeks".
@@ -288,4 +323,21 @@ func (s *scanner) fuzzy(k fuzzyKind) val {
 	default: // fuzzyBefore
 		return s.span(s.back(1, unitYear), s.ref, Monthly, true)
 	}
+}
+
+// dayRange is days d1 to d2 of the most recent month in which d1 is not
+// after today: "2号到6号", "the 3rd to the 7th".
+func (s *scanner) dayRange(text string, d1, d2 int) (val, error) {
+	a, err := s.dayOfMonth(text, d1)
+	if err != nil {
+		return a, err
+	}
+	b, err := s.dateVal(text, a.date.y, a.date.m, d2)
+	if err != nil {
+		return b, err
+	}
+	if d2 < d1 {
+		return val{}, invalidDate(text, "the range ends before it starts")
+	}
+	return s.span(a.r.Start, b.r.End, Daily, false), nil
 }

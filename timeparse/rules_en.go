@@ -1,6 +1,7 @@
 package timeparse
 
 import (
+	"regexp"
 	"strings"
 	"time"
 
@@ -11,8 +12,8 @@ import (
 // ("Sat", not "sat", which is a verb), and so must "May".
 const (
 	enNum     = `[0-9]{1,4}|an?|` + `(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)` + `|a\s+couple\s+of|couple\s+of|a\s+few|few|several`
-	enUnit    = `hours?|days?|weeks?|months?|years?`
-	enWeekday = `(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun`
+	enUnit    = `hours?|hrs?|days?|weeks?|wks?|fortnights?|months?|mos?|years?|yrs?`
+	enWeekday = `(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)`
 	enMonth   = `(?i:january|february|march|april|june|july|august|september|october|november|december)|May|(?i:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?`
 
 	ordinalPattern = `1st|first|2nd|second|3rd|third|[4-9]th|fourth|fifth|sixth|seventh|eighth|ninth|1[0-9]th|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|20th|twentieth|21st|22nd|23rd|2[4-9]th|30th|thirtieth|31st|twenty[ -](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|thirty[ -]first`
@@ -27,6 +28,30 @@ func enWeekdayOf(w string) int {
 	return wd
 }
 
+// enUnitOf reads an English unit word or abbreviation; a fortnight is
+// two weeks.
+func enUnitOf(w string) (unit, int) {
+	w = strings.TrimSuffix(strings.ToLower(w), "s")
+	switch w {
+	case "hr":
+		return unitHour, 1
+	case "wk":
+		return unitWeek, 1
+	case "fortnight":
+		return unitWeek, 2
+	case "mo":
+		return unitMonth, 1
+	case "yr":
+		return unitYear, 1
+	}
+	return unitOf(w), 1
+}
+
+var (
+	howRe  = regexp.MustCompile(`(?i)\bhow\s+$`)
+	everRe = regexp.MustCompile(`(?i)\b(?:ever|never)\b`)
+)
+
 // enMonthOf reads an English month name.
 func enMonthOf(w string) time.Month {
 	return time.Month(en.MONTH_OFFSET[strings.ToLower(w)])
@@ -39,7 +64,7 @@ func enRel(p string) (n int, bare bool) {
 	switch strings.Join(strings.Fields(strings.ToLower(p)), " ") {
 	case "last", "previous", "the previous":
 		return -1, false
-	case "next":
+	case "next", "coming", "the coming", "upcoming", "the upcoming":
 		return 1, false
 	case "past", "the past", "this past":
 		return 0, true
@@ -81,7 +106,7 @@ var enRules = []rule{
 		return s.hours(s.today, h[0], h[1]), nil
 	}),
 	// this week, last week, the previous week, the week before last, next week.
-	mkRule(scriptLatin, `(?i)(?P<p>this|last|next|previous|the\s+previous|the\s+current)\s+week|(?P<bl>the\s+week\s+before\s+last)|(?P<an>the\s+week\s+after\s+next)`, func(s *scanner, m match) (val, error) {
+	mkRule(scriptLatin, `(?i)(?P<p>this|last|next|previous|the\s+previous|the\s+current|(?:the\s+)?(?:coming|upcoming))\s+(?:week|wk)|(?P<bl>the\s+week\s+before\s+last)|(?P<an>the\s+week\s+after\s+next)`, func(s *scanner, m match) (val, error) {
 		switch {
 		case m.g["bl"] != "":
 			return s.weekVal(-2), nil
@@ -93,20 +118,28 @@ var enRules = []rule{
 	}),
 	// Monday, on Friday, last Wednesday, this Friday, next Monday,
 	// Wednesday last week, this past Sunday.
-	mkRule(scriptLatin, `(?:(?i:(?P<p>this\s+past|the\s+past|this|last|next|past|previous))\s+)?(?P<wd>`+enWeekday+`)(?:\s+(?i:(?P<q>this|last|next)\s+week))?`, func(s *scanner, m match) (val, error) {
-		wd := enWeekdayOf(m.g["wd"])
+	mkRule(scriptLatin, `(?:(?i:(?P<p>this\s+past|the\s+past|this|last|next|past|previous|the\s+previous|coming|the\s+coming))\s+)?(?P<wd>`+enWeekday+`)\.?(?:\s+(?i:(?:of\s+)?(?:the\s+)?(?P<q>this|last|next|previous|coming|current)\s+(?:week|wk)))?|(?i:(?P<q>this|last|next|previous)\s+(?:week|wk)(?:'s|’s)\s+)(?P<wd>`+enWeekday+`)`, func(s *scanner, m match) (val, error) {
+		w := m.g["wd"]
+		wd := enWeekdayOf(w)
 		p := m.g["p"]
 		if m.g["q"] != "" {
 			p = m.g["q"]
 		}
 		n, bare := enRel(p)
+		var v val
 		if bare {
-			return s.bareWeekday(wd), nil
+			v = s.bareWeekday(wd)
+		} else {
+			v = s.weekday(n, wd)
 		}
-		return s.weekday(n, wd), nil
+		v.wd = wd
+		// A lower-case abbreviation ("sat", "wed") may be a word; it
+		// counts only next to a date, or after this/last/next.
+		v.weak = len(w) < 6 && w[0] >= 'a' && p == ""
+		return v, nil
 	}),
 	// the weekend, this weekend, last weekend, next weekend.
-	mkRule(scriptLatin, `(?i)(?:(?P<p>this\s+past|the\s+past|this|last|next|past|previous)\s+|the\s+)?weekend`, func(s *scanner, m match) (val, error) {
+	mkRule(scriptLatin, `(?i)(?:(?P<p>this\s+past|the\s+past|this|last|next|past|previous|coming|the\s+coming)\s+|the\s+)?week-?end`, func(s *scanner, m match) (val, error) {
 		n, bare := enRel(m.g["p"])
 		if bare {
 			return s.bareWeekend(), nil
@@ -119,22 +152,49 @@ var enRules = []rule{
 		if !ok {
 			return val{}, errSkip
 		}
-		return s.ago(n, unitOf(m.g["u"]), fuzzy), nil
+		u, k := enUnitOf(m.g["u"])
+		return s.ago(n*k, u, fuzzy), nil
 	}),
+	// 6 days before, two weeks earlier, at the end of a clause: "ago".
+	needEnd(mkRule(scriptLatin|scriptDigit, `(?i)(?P<n>`+enNum+`)\s+(?P<u>`+enUnit+`)\s+(?:before|earlier|prior)`, func(s *scanner, m match) (val, error) {
+		n, fuzzy, ok := parseNumber(m.g["n"])
+		if !ok {
+			return val{}, errSkip
+		}
+		u, k := enUnitOf(m.g["u"])
+		return s.ago(n*k, u, fuzzy), nil
+	})),
 	// the last 3 days, past two weeks, the last few days, previous 24 hours.
 	mkRule(scriptLatin, `(?i)(?:the\s+)?(?:last|past|previous)\s+(?P<n>`+enNum+`)\s+(?P<u>`+enUnit+`)`, func(s *scanner, m match) (val, error) {
 		n, fuzzy, ok := parseNumber(m.g["n"])
 		if !ok || n == 0 {
 			return val{}, errSkip
 		}
-		return s.last(n, unitOf(m.g["u"]), fuzzy), nil
+		u, k := enUnitOf(m.g["u"])
+		return s.last(n*k, u, fuzzy), nil
 	}),
 	// the past week, the last month, past year: one rolling unit.
-	mkRule(scriptLatin, `(?i)(?:the\s+(?:last|past)|past)\s+(?P<u>hour|day|week|month|year)`, func(s *scanner, m match) (val, error) {
-		return s.last(1, unitOf(m.g["u"]), false), nil
+	mkRule(scriptLatin, `(?i)(?:the\s+(?:last|past)|past)\s+(?P<u>hour|hr|day|week|wk|fortnight|month|year|yr)|(?:the\s+)?(?:last|previous)\s+(?P<u>fortnight)`, func(s *scanner, m match) (val, error) {
+		u, k := enUnitOf(m.g["u"])
+		return s.last(k, u, false), nil
 	}),
+	// the week before, the week after, at the end of a clause: last week
+	// and next week.
+	needEnd(mkRule(scriptLatin, `(?i)the\s+(?P<u>week|month|year)\s+(?P<w>before|after)`, func(s *scanner, m match) (val, error) {
+		n := 1
+		if strings.EqualFold(m.g["w"], "before") {
+			n = -1
+		}
+		switch strings.ToLower(m.g["u"]) {
+		case "week":
+			return s.weekVal(n), nil
+		case "month":
+			return s.relMonth(n), nil
+		}
+		return s.yearVal(s.today.y + n), nil
+	})),
 	// this month, last month, the previous month, the month before last, next month.
-	mkRule(scriptLatin, `(?i)(?P<p>this|last|next|previous|the\s+previous|the\s+current)\s+month|(?P<bl>the\s+month\s+before\s+last)`, func(s *scanner, m match) (val, error) {
+	mkRule(scriptLatin, `(?i)(?P<p>this|last|next|previous|the\s+previous|the\s+current|(?:the\s+)?(?:coming|upcoming))\s+month|(?P<bl>the\s+month\s+before\s+last)`, func(s *scanner, m match) (val, error) {
 		if m.g["bl"] != "" {
 			return s.relMonth(-2), nil
 		}
@@ -147,7 +207,7 @@ var enRules = []rule{
 		seg := enSegments[strings.ToLower(m.g["seg"])]
 		switch {
 		case m.g["bare"] != "":
-			return s.recentMonthSegment(seg), nil
+			return s.thisMonthSegment(seg), nil
 		case m.g["p"] != "":
 			n, _ := enRel(m.g["p"])
 			c := mkCivil(s.today.y, s.today.m+time.Month(n), 1)
@@ -167,7 +227,7 @@ var enRules = []rule{
 		seg := enSegments[strings.ToLower(m.g["seg"])]
 		switch {
 		case m.g["bare"] != "":
-			return s.recentYearSegment(seg), nil
+			return s.thisYearSegment(seg), nil
 		case m.g["p"] != "":
 			n, _ := enRel(m.g["p"])
 			return s.yearSegment(s.today.y+n, seg), nil
@@ -191,7 +251,7 @@ var enRules = []rule{
 		return s.monthVal(m.text, y, mon)
 	}),
 	// this year, last year, the year before last, next year.
-	mkRule(scriptLatin, `(?i)(?P<p>this|last|next|previous|the\s+previous|the\s+current)\s+year|(?P<bl>the\s+year\s+before\s+last)`, func(s *scanner, m match) (val, error) {
+	mkRule(scriptLatin, `(?i)(?P<p>this|last|next|previous|the\s+previous|the\s+current|(?:the\s+)?(?:coming|upcoming))\s+(?:year|yr)|(?P<bl>the\s+year\s+before\s+last)`, func(s *scanner, m match) (val, error) {
 		if m.g["bl"] != "" {
 			return s.yearVal(s.today.y - 2), nil
 		}
@@ -207,11 +267,21 @@ var enRules = []rule{
 	mkRule(scriptLatin, `(?i)the\s+other\s+day`, fuzzyFn(fuzzyFewDaysAgo)),
 	mkRule(scriptLatin, `(?i)recently|lately|of\s+late|these\s+days|in\s+recent\s+(?:days|weeks|times)`, fuzzyFn(fuzzyRecent)),
 	mkRule(scriptLatin, `(?i)(?:a\s+(?:little\s+|short\s+)?while|some\s*time)\s+(?:ago|back)`, fuzzyFn(fuzzyWhileAgo)),
-	mkRule(scriptLatin, `(?i)(?:a\s+)?long\s+(?:time|while)\s+(?:ago|back)|long\s+ago|ages\s+ago|way\s+back`, fuzzyFn(fuzzyLongAgo)),
+	mkRule(scriptLatin, `(?i)(?:a\s+)?long\s+(?:time|while)\s+(?:ago|back)|long\s+ago|ages\s+ago|way\s+back`, func(s *scanner, m match) (val, error) {
+		if howRe.MatchString(s.text[:m.start]) {
+			return val{}, errSkip // "How long ago was ...?" asks for a time
+		}
+		return s.fuzzy(fuzzyLongAgo), nil
+	}),
 	mkRule(scriptLatin, `(?i)earlier|previously|in\s+the\s+past`, fuzzyFn(fuzzyBefore)),
 	// "before" on its own, at the end of a clause: "what did we say before?"
 	// but not "before the launch".
-	needEnd(mkRule(scriptLatin, `(?i)before`, fuzzyFn(fuzzyBefore))),
+	needEnd(mkRule(scriptLatin, `(?i)before`, func(s *scanner, m match) (val, error) {
+		if everRe.MatchString(s.text[:m.start]) {
+			return val{}, errSkip // "Have I ever ... before?" means at any time
+		}
+		return s.fuzzy(fuzzyBefore), nil
+	})),
 	// earlier today, earlier this week, earlier this month, earlier this year.
 	mkRule(scriptLatin, `(?i)earlier\s+(?P<w>today|this\s+week|this\s+month|this\s+year)`, func(s *scanner, m match) (val, error) {
 		var start time.Time
@@ -263,6 +333,7 @@ var allRules = func() []rule {
 	var all []rule
 	all = append(all, hanRules...)
 	all = append(all, enRules...)
+	all = append(all, enRules2...)
 	all = append(all, digitRules...)
 	return all
 }()

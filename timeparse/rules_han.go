@@ -3,6 +3,7 @@ package timeparse
 import (
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/olebedev/when/rules/zh"
 )
@@ -12,15 +13,15 @@ const (
 	hanNum  = `[0-9]{1,4}|[零〇一二两三四五六七八九十百千]{1,6}`
 	hanMon  = `[0-9]{1,2}|十[一二]?|[一二三四五六七八九]`
 	hanDay  = `[0-9]{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九]`
-	hanYear = `(?P<y4>[0-9]{4})年|(?P<ycn>[〇零一二三四五六七八九]{4})年|(?P<yrel>今年|本年|去年|前年|大前年|明年|后年)`
-	hanRel  = `上上个?|上个?|这个?|本|当|下下个?|下个?`
+	hanYear = `(?P<y4>[0-9]{4})\s*年|(?P<ycn>[〇零一二三四五六七八九]{4})年|(?P<yrel>今年|本年|去年|前年|大前年|明年|后年)`
+	hanRel  = `(?:上上|上|这|本|当|下下|下)一?整?个?`
 	hanUnit = `天|日|周|星期|礼拜|月|年|小时|钟头`
 )
 
 // relOffset reads 上上, 上, 这, 本, 当, 下 and 下下, with or without 个, as
 // a number of periods from the current one.
 func relOffset(p string) int {
-	switch strings.TrimSuffix(p, "个") {
+	switch strings.TrimRight(p, "一整个") {
 	case "上上":
 		return -2
 	case "上":
@@ -123,13 +124,17 @@ var hanRules = []rule{
 		if !ok || strings.HasPrefix(m.g["p"], "当") {
 			return val{}, errSkip
 		}
+		var v val
 		if m.g["p"] == "" {
 			if s.afterCount(m.start) {
 				return val{}, errSkip
 			}
-			return s.bareWeekday(wd), nil
+			v = s.bareWeekday(wd)
+		} else {
+			v = s.weekday(relOffset(m.g["p"]), wd)
 		}
-		return s.weekday(relOffset(m.g["p"]), wd), nil
+		v.wd = wd
+		return v, nil
 	}),
 	// 周末, 上周末, 这周末.
 	mkRule(scriptHan, `(?P<p>`+hanRel+`)?周末`, func(s *scanner, m match) (val, error) {
@@ -160,8 +165,11 @@ var hanRules = []rule{
 		return s.relMonth(relOffset(m.g["p"])), nil
 	}),
 	// 月初, 上个月底, 本月中旬, 3月初, 2025年3月下旬.
-	mkRule(scriptHan|scriptDigit, `(?:(?P<p>`+hanRel+`)月|(?:`+hanYear+`)?(?P<mon>`+hanMon+`)月份?)的?(?P<seg>初|底|末|上旬|中旬|下旬)|月(?P<seg>初|中|底|末)|(?P<seg>上旬|中旬|下旬)`, func(s *scanner, m match) (val, error) {
+	mkRule(scriptHan|scriptDigit, `(?:(?P<p>`+hanRel+`)月|(?:(?:`+hanYear+`)\s*)?(?P<mon>`+hanMon+`)\s*月份?)的?(?P<seg>初|中|底|末|上旬|中旬|下旬)|月(?P<seg>初|中|底|末)|(?P<seg>上旬|中旬|下旬)`, func(s *scanner, m match) (val, error) {
 		seg := hanSegments[m.g["seg"]]
+		if m.g["seg"] == "中" && strings.HasSuffix(m.text, "中") && s.notMid(m.start+len(m.text)) {
+			return val{}, errSkip // "3月中国", "这个月中间"
+		}
 		switch {
 		case m.g["p"] != "":
 			c := mkCivil(s.today.y, s.today.m+time.Month(relOffset(m.g["p"])), 1)
@@ -181,27 +189,70 @@ var hanRules = []rule{
 		if s.afterCount(m.start) {
 			return val{}, errSkip
 		}
-		return s.recentMonthSegment(seg), nil
+		return s.thisMonthSegment(seg), nil
 	}),
 	// 3月, 三月, 十二月份, 2025年3月, 去年3月.
-	mkRule(scriptHan|scriptDigit, `(?:`+hanYear+`)?(?P<mon>`+hanMon+`)月份?`, func(s *scanner, m match) (val, error) {
+	mkRule(scriptHan|scriptDigit, `(?:(?:`+hanYear+`)\s*)?(?P<mon>`+hanMon+`)\s*月份?`, func(s *scanner, m match) (val, error) {
 		mon, _ := parseHan(m.g["mon"])
 		if m.g["mon"][0] <= '9' {
 			mon = atoi(m.g["mon"])
 		}
 		return s.namedMonth(m, time.Month(mon))
 	}),
-	// 4月6日, 4月6号, 2026年4月6日, 去年三月十五号.
-	mkRule(scriptHan|scriptDigit, `(?:`+hanYear+`)?(?P<mon>`+hanMon+`)月(?P<day>`+hanDay+`)[日号]`, func(s *scanner, m match) (val, error) {
+	// 4月6日, 4月6号, 2026年4月6日, 去年三月十五号, 5月 3日, 2025年3月8.
+	mkRule(scriptHan|scriptDigit, `(?:(?:`+hanYear+`)\s*)?(?P<mon>`+hanMon+`)\s*月\s*(?P<day>`+hanDay+`)(?:\s*(?P<suf>[日号]))?`, func(s *scanner, m match) (val, error) {
 		mon, _ := parseHan(m.g["mon"])
 		if m.g["mon"][0] <= '9' {
 			mon = atoi(m.g["mon"])
 		}
 		d, _ := parseDay(m.g["day"])
-		if y, ok := s.hanYearOf(m); ok {
+		y, hasYear := s.hanYearOf(m)
+		if m.g["suf"] == "" && !s.dayEnds(m.start+len(m.text)) {
+			return val{}, errSkip // "3月8个人"
+		}
+		if hasYear {
 			return s.dateVal(m.text, y, time.Month(mon), d)
 		}
 		return s.inferredDate(m.text, time.Month(mon), d)
+	}),
+	// 2号到6号, 十号至十五号: days of the most recent month that holds the first.
+	mkRule(scriptHan|scriptDigit, `(?P<d1>`+hanDay+`)\s*[日号]\s*(?:到|至|-|–|~|～)\s*(?P<d2>`+hanDay+`)\s*[日号]`, func(s *scanner, m match) (val, error) {
+		d1, _ := parseDay(m.g["d1"])
+		d2, _ := parseDay(m.g["d2"])
+		return s.dayRange(m.text, d1, d2)
+	}),
+	// 上半年, 下半年, 去年上半年, 2025年下半年.
+	mkRule(scriptHan|scriptDigit, `(?:(?:`+hanYear+`)的?)?(?P<half>上|下)半年`, func(s *scanner, m match) (val, error) {
+		y, ok := s.hanYearOf(m)
+		if !ok {
+			y = s.today.y
+		}
+		return s.yearHalf(y, map[string]int{"上": 1, "下": 2}[m.g["half"]]), nil
+	}),
+	// 上一年, 上年, 这一年, 这一整年, 下一年.
+	mkRule(scriptHan, `(?P<p>上上|上|这|本|下下|下)(?P<one>一)?(?P<whole>整)?年`, func(s *scanner, m match) (val, error) {
+		p := m.g["p"]
+		if p == "这" && m.g["one"] == "" && m.g["whole"] == "" {
+			return val{}, errSkip // "这年头"
+		}
+		if next, _ := utf8.DecodeRuneInString(s.text[m.start+len(m.text):]); strings.ContainsRune("纪级轻头", next) {
+			return val{}, errSkip // "上年纪", "这年头"
+		}
+		return s.yearVal(s.today.y + relOffset(p)), nil
+	}),
+	// 这几天 is fuzzy below; 这几周, 这几个月, 这几年: the last few units.
+	mkRule(scriptHan, `这几个?(?P<u>周|星期|礼拜|月|年)`, func(s *scanner, m match) (val, error) {
+		return s.last(few, unitOf(m.g["u"]), true), nil
+	}),
+	// 周初, 周中, 上周初, 本周中: Monday-Tuesday and Wednesday-Thursday.
+	mkRule(scriptHan, `(?P<p>`+hanRel+`)?(?:周|星期|礼拜)(?P<seg>初|中)`, func(s *scanner, m match) (val, error) {
+		if m.g["p"] == "" && s.afterCount(m.start) || strings.HasPrefix(m.g["p"], "当") {
+			return val{}, errSkip // "一周中"
+		}
+		if m.g["seg"] == "中" && s.notMid(m.start+len(m.text)) {
+			return val{}, errSkip
+		}
+		return s.weekSegment(relOffset(m.g["p"]), hanSegments[m.g["seg"]]), nil
 	}),
 	// 今年, 去年, 前年, 2025年, 二〇二五年, 去年底, 今年年初.
 	mkRule(scriptHan|scriptDigit, `(?:`+hanYear+`)(?:的?(?P<seg>年初|年中|年底|年末|初|底|末))?`, func(s *scanner, m match) (val, error) {
@@ -216,7 +267,7 @@ var hanRules = []rule{
 		if s.afterCount(m.start) {
 			return val{}, errSkip
 		}
-		return s.recentYearSegment(hanSegments[m.g["seg"]]), nil
+		return s.thisYearSegment(hanSegments[m.g["seg"]]), nil
 	}),
 	// Fuzzy phrases; see the table in the package documentation.
 	mkRule(scriptHan, `刚才|刚刚|方才`, fuzzyFn(fuzzyJustNow)),
@@ -242,4 +293,22 @@ func (s *scanner) namedMonth(m match, mon time.Month) (val, error) {
 		return s.monthVal(m.text, y, mon)
 	}
 	return s.inferredMonth(m.text, mon)
+}
+
+// notMid reports whether the 中 that ends at offset i starts a word rather
+// than meaning "the middle": "3月中国", "这周中间", "上个月中的会".
+func (s *scanner) notMid(i int) bool {
+	next, _ := utf8.DecodeRuneInString(s.text[i:])
+	return strings.ContainsRune("国文心间层学期央部级型等秋断止药医华式的", next)
+}
+
+// dayEnds reports whether a day number that ends at offset i, written
+// without 日 or 号, is not followed by more of a word: "2025年3月8" at the
+// end of a clause or before a space or a part of the day.
+func (s *scanner) dayEnds(i int) bool {
+	if i >= len(s.text) {
+		return true
+	}
+	next, _ := utf8.DecodeRuneInString(s.text[i:])
+	return isJunk(next) || next < utf8.RuneSelf && !isWord(next) || strings.ContainsRune("凌早上中下傍晚夜", next)
 }

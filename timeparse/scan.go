@@ -34,6 +34,12 @@ type val struct {
 	year int
 	// month is the month of a date or month whose year was inferred.
 	month time.Month
+	// wd is the ISO weekday of a weekday atom ("Friday", "周五"), so that a
+	// date may follow it: "Friday, Aug 8, 2025".
+	wd int
+	// weak is set for a lower-case weekday abbreviation ("fri", "sat"),
+	// which is a phrase only next to a date, where it cannot be a word.
+	weak bool
 	// shift, when set, resolves the same words one period earlier (a year
 	// for an inferred year, a week for a bare weekday). A range whose start
 	// comes after its end uses it: at 2026-11-29, "11月到2月" runs from
@@ -252,22 +258,109 @@ func (s *scanner) check(text string, v val) error {
 	return nil
 }
 
-// singles returns the atoms at offset i, and those of them that name one
-// day extended by a part of the day and a clock time.
+// singles returns the atoms at offset i, a weekday and a date together
+// ("Friday, Aug 8, 2025", "3月5日（周四）"), "the evening of" a day, and
+// those of them that name one day extended by a part of the day and a
+// clock time.
 func (s *scanner) singles(i int) []cand {
 	if c, ok := s.singleMemo[i]; ok {
 		return c
 	}
 	base := s.atoms(i)
-	out := append([]cand(nil), base...)
+	var days []cand
 	for _, a := range base {
+		if a.err == nil && a.v.wd != 0 {
+			days = append(days, s.weekdayDate(a)...)
+		}
+		if a.err == nil && a.v.date != nil {
+			days = append(days, s.dateWeekday(a)...)
+		}
+		if !a.v.weak {
+			days = append(days, a)
+		}
+	}
+	out := append([]cand(nil), days...)
+	for _, a := range days {
 		if a.err == nil && a.v.day != nil {
 			out = append(out, s.extend(a.end, *a.v.day)...)
 		}
 	}
+	out = append(out, s.partOfDayOf(i)...)
 	// A clock time on its own is today's: "下午3点", "at 3pm".
-	out = append(out, s.clocks(i, s.today, true, nil)...)
+	if !recurringRe.MatchString(s.text[:i]) {
+		out = append(out, s.clocks(i, s.today, true, nil)...)
+	}
 	s.singleMemo[i] = out
+	return out
+}
+
+var (
+	// weekdayDateSep and dateWeekdaySep join a weekday and a date:
+	// "Friday, Aug 8", "Fri 8th Aug", "3月5日 周四", "March 5 (Thursday)".
+	weekdayDateSep = regexp.MustCompile(`^(?:\s*[,，]\s*|\s+|\s*的)`)
+	dateWeekdaySep = regexp.MustCompile(`^(?:\s*[,，]?\s*[(（]?\s*|\s*)`)
+	closeParen     = regexp.MustCompile(`^\s*[)）]`)
+	// podOfRe reads "the evening of" before a day: "the evening of the 9th".
+	podOfRe = regexp.MustCompile(`^(?i:(?:the\s+)?(morning|afternoon|evening|night)\s+of\s+)`)
+	// recurringRe matches what comes before a clock time that is a habit
+	// rather than a time: "on Tuesdays at 6 PM", "every day at 9".
+	recurringRe = regexp.MustCompile(`(?i)(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days|every\s+\w+|each\s+\w+|daily|nightly|weekdays|weekends)\s+(?:at\s+|around\s+)?$`)
+)
+
+// weekdayDate reads a date after weekday atom a: "Friday, Aug 8, 2025". The
+// date decides the day; the weekday is only read.
+func (s *scanner) weekdayDate(a cand) []cand {
+	var out []cand
+	for _, k := range s.seps(a.end, weekdayDateSep) {
+		if k == a.end || !s.startOK(k) {
+			continue
+		}
+		for _, b := range s.atoms(k) {
+			if b.err == nil && b.v.date != nil {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// dateWeekday reads a weekday after date atom a: "3月5日周四", "March 5
+// (Thursday)". The date decides the day.
+func (s *scanner) dateWeekday(a cand) []cand {
+	var out []cand
+	for _, k := range s.seps(a.end, dateWeekdaySep) {
+		if !s.startOK(k) {
+			continue
+		}
+		for _, b := range s.atoms(k) {
+			if b.err != nil || b.v.wd == 0 || b.v.day == nil {
+				continue
+			}
+			end := b.end
+			if m := closeParen.FindStringIndex(s.text[end:]); m != nil {
+				end += m[1]
+			}
+			c := a
+			c.end = end
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// partOfDayOf reads "the evening of" a day at offset i.
+func (s *scanner) partOfDayOf(i int) []cand {
+	m := podOfRe.FindStringSubmatchIndex(s.text[i:])
+	if m == nil {
+		return nil
+	}
+	h := podHours[strings.ToLower(s.text[i+m[2]:i+m[3]])]
+	var out []cand
+	for _, a := range s.atoms(i + m[1]) {
+		if a.err == nil && a.v.day != nil && !a.v.weak {
+			out = append(out, cand{end: a.end, v: s.hours(*a.v.day, h[0], h[1])})
+		}
+	}
 	return out
 }
 
@@ -355,12 +448,19 @@ func (s *scanner) phrases(i int) []cand {
 	out := s.compounds(i)
 	if m := prefixRe.FindStringIndex(s.text[i:]); m != nil {
 		j := i + m[1]
-		if s.startOK(j) {
+		// "participate in last weekend", "volunteer at last weekend": "in"
+		// and "at" belong to the verb, not to a relative phrase.
+		inAt := m[1] >= 2 && strings.ContainsAny(s.text[i:i+1], "iIaA")
+		if s.startOK(j) && !(inAt && relativeRe.MatchString(s.text[j:])) {
 			out = append(out, s.compounds(j)...)
 		}
 	}
 	return out
 }
+
+// relativeRe matches the start of a relative phrase, which takes no "in"
+// or "at" before it.
+var relativeRe = regexp.MustCompile(`^(?i:last|this|next|previous|past|yesterday|today|tomorrow|tonight|recently|lately|earlier)\b`)
 
 // prefixRe matches a preposition that may lead a phrase and goes with it
 // when Extract cuts the phrase out.

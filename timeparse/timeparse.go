@@ -90,7 +90,8 @@ func invalidDate(text, format string, args ...any) error {
 func Parse(text string, ref time.Time) (Range, error) {
 	text = strings.ToValidUTF8(text, "")
 	trimmed := strings.TrimFunc(text, isJunk)
-	s := newScanner(trimmed, ref)
+	// Traditional characters are read as simplified; offsets are kept.
+	s := newScanner(simplify(trimmed), ref)
 	var firstErr error
 	if trimmed != "" && s.startOK(0) {
 		for _, c := range s.phrases(0) {
@@ -128,7 +129,7 @@ func Parse(text string, ref time.Time) (Range, error) {
 // concurrent use.
 func Extract(query string, ref time.Time) (r Range, rest string, ok bool) {
 	query = strings.ToValidUTF8(query, "")
-	s := newScanner(query, ref)
+	s := newScanner(simplify(query), ref)
 	best := cand{end: -1}
 	bestStart, bestLen := -1, 0
 	for i := 0; i < len(query); {

@@ -144,8 +144,8 @@ func (s *scanner) enDateAt(i, j int) (cand, bool) {
 	if day == 0 && year == 0 && !fullMonthRes[strings.TrimSuffix(mon, ".")] {
 		return cand{}, false // a bare abbreviation such as "mar" or "dec"
 	}
-	if day == 0 && year == 0 && mon == "may" && !mayLeadRe.MatchString(s.text[:j]) {
-		return cand{}, false // "May I ask ..."
+	if day == 0 && year == 0 && (mon == "may" || monText[0] >= 'a') && !mayLeadRe.MatchString(s.text[:j]) {
+		return cand{}, false // "May I ask ...", "we should march"
 	}
 	text := s.text[i:end]
 	var v val

@@ -31,9 +31,14 @@ func (a *app) addCmd() *cobra.Command {
 				}
 				m.Text = strings.TrimSuffix(string(b), "\n")
 			}
-			m.Time = time.Now()
+			cfg, err := a.loadConfig()
+			if err != nil {
+				return err
+			}
+			loc := cfg.Time.Location()
+			m.Time = time.Now().In(loc)
 			if at != "" {
-				t, err := parseTimeFlag("--time", at, time.Local, time.Now())
+				t, err := parseTimeFlag("--time", at, loc, m.Time)
 				if err != nil {
 					return err
 				}
@@ -66,10 +71,11 @@ func (a *app) addCmd() *cobra.Command {
 	f.StringVar(&m.Session, "session", "", "session id (required)")
 	f.StringVar(&role, "role", "", "user, assistant or system")
 	f.StringVar(&m.Speaker, "speaker", "", "speaker name")
-	f.StringVar(&at, "time", "", "time of the message, RFC 3339 or 2006-01-02 15:04 (default now)")
+	f.StringVar(&at, "time", "", "time of the message, RFC 3339, 2006-01-02 15:04 (in time.zone or --tz) or a phrase (default now)")
 	f.StringVarP(&m.Namespace, "namespace", "n", "", "namespace")
 	f.StringVar(&m.Ref, "ref", "", "external reference kept with the message")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	a.tzFlag(cmd)
 	cmd.MarkFlagRequired("session")
 	return cmd
 }

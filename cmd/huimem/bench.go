@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/huimemory/huimemory/core/engine"
+	"github.com/huimemory/huimemory/internal/beam"
 	"github.com/huimemory/huimemory/internal/locomo"
 	"github.com/huimemory/huimemory/internal/render"
 )
@@ -20,13 +21,14 @@ func (a *app) benchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Benchmarks: retrieval quality on LoCoMo, and performance",
 	}
-	cmd.AddCommand(a.benchLocomoCmd(), a.benchPerfCmd())
+	cmd.AddCommand(a.benchLocomoCmd(), a.benchBeamCmd(), a.benchPerfCmd(), a.benchServeCmd())
 	return cmd
 }
 
 func (a *app) benchLocomoCmd() *cobra.Command {
 	var data, ks, out string
-	var asJSON, captions, noTime, keep bool
+	var asJSON, captions, noTime, keep, polluted bool
+	var offTopic int
 	cmd := &cobra.Command{
 		Use:   "locomo --data PATH [--k 5,10] [--json] [--out FILE]",
 		Short: "Evaluate evidence recall on LoCoMo with the configured chunker and embedder",
@@ -34,19 +36,21 @@ func (a *app) benchLocomoCmd() *cobra.Command {
 is converted to generic JSONL and ingested into its own namespace of a
 scratch home (or --home), and each question runs through batch recall.
 Reports message-level recall@k overall and per category, session-level
-recall@10, MRR and NDCG@10. --out writes every question's refs as JSON.`,
+recall@10, MRR and NDCG@10. --out writes every question's refs as JSON.
+--polluted pastes a 1,600-character agent system prompt in front of every
+question; --off-topic N also asks N generated questions about subjects the
+conversation never mentions and reports how often recall returned nothing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
 				return usagef("bench locomo: --data is required")
 			}
-			var kList []int
-			for _, f := range strings.Split(ks, ",") {
-				k, err := strconv.Atoi(strings.TrimSpace(f))
-				if err != nil || k < 1 || k > 100 {
-					return usagef("bench locomo: --k %q: want numbers from 1 to 100, such as 5,10", ks)
-				}
-				kList = append(kList, k)
+			kList, err := parseKs("bench locomo", ks)
+			if err != nil {
+				return err
+			}
+			if offTopic < 0 || offTopic > 10000 {
+				return usagef("bench locomo: --off-topic %d is not between 0 and 10000", offTopic)
 			}
 			samples, err := locomo.Load(data)
 			if err != nil {
@@ -67,7 +71,11 @@ recall@10, MRR and NDCG@10. --out writes every question's refs as JSON.`,
 				return err
 			}
 			defer e.Close()
-			rep, err := locomo.Run(cmd.Context(), e, samples, locomo.Options{Ks: kList, Captions: captions, NoTime: noTime, WorkDir: work})
+			opts := locomo.Options{Ks: kList, Captions: captions, NoTime: noTime, WorkDir: work, OffTopic: offTopic}
+			if polluted {
+				opts.Prefix = locomo.SystemPrompt
+			}
+			rep, err := locomo.Run(cmd.Context(), e, samples, opts)
 			if err != nil {
 				return err
 			}
@@ -111,6 +119,9 @@ recall@10, MRR and NDCG@10. --out writes every question's refs as JSON.`,
 			}
 			fmt.Fprintln(w)
 			fmt.Fprintf(w, "session recall@10 %.3f, MRR %.3f, NDCG@10 %.3f\n", rep.SessionRecall, rep.MRR, rep.NDCG)
+			if rep.OffTopic > 0 {
+				fmt.Fprintf(w, "off-topic: %d questions, %.1f%% answered with nothing\n", rep.OffTopic, 100*rep.OffTopicEmpty)
+			}
 			fmt.Fprintf(w, "ingest %.1fs, recall %.1fs (%.1f ms/question), %d errors\n", rep.IngestSeconds, rep.RecallSeconds,
 				1000*rep.RecallSeconds/float64(max(rep.Questions, 1)), rep.Errors)
 			return nil
@@ -124,5 +135,119 @@ recall@10, MRR and NDCG@10. --out writes every question's refs as JSON.`,
 	f.BoolVar(&captions, "captions", true, "append image captions to the turns' text")
 	f.BoolVar(&noTime, "no-time", false, "do not resolve time phrases in the questions")
 	f.BoolVar(&keep, "keep", false, "keep the scratch home and JSONL files")
+	f.BoolVar(&polluted, "polluted", false, "paste an agent system prompt in front of every question")
+	f.IntVar(&offTopic, "off-topic", 0, "also ask N off-topic questions per conversation")
+	return cmd
+}
+
+// parseKs parses a list of recall cut-offs such as "5,10".
+func parseKs(name, ks string) ([]int, error) {
+	var kList []int
+	for _, f := range strings.Split(ks, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 || k > 100 {
+			return nil, usagef("%s: --k %q: want numbers from 1 to 100, such as 5,10", name, ks)
+		}
+		kList = append(kList, k)
+	}
+	return kList, nil
+}
+
+func (a *app) benchBeamCmd() *cobra.Command {
+	var data, ks, out string
+	var asJSON, noTime, polluted bool
+	var offTopic int
+	cmd := &cobra.Command{
+		Use:   "beam --data DIR [--k 5,10] [--json] [--out FILE]",
+		Short: "Evaluate evidence recall on BEAM with the configured chunker and embedder",
+		Long: `Evaluate message-level evidence recall on BEAM (long user-assistant chats).
+DIR holds <N>.messages.jsonl and <N>.questions.jsonl per chat, such as
+../shared/bench/beam/100K-dev. Each chat is ingested into its own namespace
+of a scratch home (or --home), and each question with evidence runs through
+batch recall with now set to the day after the chat's last message.
+Reports recall@k overall and per category, MRR and NDCG@10. --polluted and
+--off-topic N work as for bench locomo.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if data == "" {
+				return usagef("bench beam: --data is required")
+			}
+			kList, err := parseKs("bench beam", ks)
+			if err != nil {
+				return err
+			}
+			if offTopic < 0 || offTopic > 10000 {
+				return usagef("bench beam: --off-topic %d is not between 0 and 10000", offTopic)
+			}
+			chats, err := beam.Load(data)
+			if err != nil {
+				return usageError{err}
+			}
+			work, err := os.MkdirTemp("", "huimem-beam-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(work)
+			if a.home == "" {
+				a.home = work + "/home"
+			}
+			e, cfg, err := a.open(cmd.Context(), engine.Options{})
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			opts := beam.Options{Ks: kList, NoTime: noTime, OffTopic: offTopic}
+			if polluted {
+				opts.Prefix = locomo.SystemPrompt
+			}
+			rep, err := beam.Run(cmd.Context(), e, chats, opts)
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				b, _ := json.MarshalIndent(rep.PerQuestion, "", "  ")
+				if err := os.WriteFile(out, b, 0o644); err != nil {
+					return err
+				}
+			}
+			if asJSON {
+				detail := rep.PerQuestion
+				rep.PerQuestion = nil
+				err := render.JSON(a.stdout, rep)
+				rep.PerQuestion = detail
+				return err
+			}
+			w := a.stdout
+			r := cfg.Retriever
+			fmt.Fprintf(w, "BEAM: %d chats, %d questions with evidence, %d messages\n", rep.Chats, rep.Questions, rep.Messages)
+			fmt.Fprintf(w, "embedder %s, chunker %s, fusion %s (vector %.2f, bm25 %.2f)\n", rep.EmbedderInfo, cfg.Chunker.Name, r.Fusion, r.VectorWeight, r.BM25Weight)
+			cats := make([]string, 0, len(rep.CategoryCount))
+			for c := range rep.CategoryCount {
+				cats = append(cats, c)
+			}
+			sort.Strings(cats)
+			for _, k := range kList {
+				fmt.Fprintf(w, "recall@%-3d %.3f\n", k, rep.Recall[k])
+			}
+			for _, c := range cats {
+				fmt.Fprintf(w, "  %-26s %3d questions  recall@10 %.3f\n", c, rep.CategoryCount[c], rep.ByCategory[c][10])
+			}
+			fmt.Fprintf(w, "MRR %.3f, NDCG@10 %.3f\n", rep.MRR, rep.NDCG)
+			if rep.OffTopic > 0 {
+				fmt.Fprintf(w, "off-topic: %d questions, %.1f%% answered with nothing\n", rep.OffTopic, 100*rep.OffTopicEmpty)
+			}
+			fmt.Fprintf(w, "ingest %.1fs, recall %.1fs (%.1f ms/question), %d errors\n", rep.IngestSeconds, rep.RecallSeconds,
+				1000*rep.RecallSeconds/float64(max(rep.Questions, 1)), rep.Errors)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&data, "data", "", "BEAM folder, such as ../shared/bench/beam/100K-dev")
+	f.StringVar(&ks, "k", "5,10", "recall cut-offs")
+	f.StringVar(&out, "out", "", "write every question's refs and recall to this JSON file")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	f.BoolVar(&noTime, "no-time", false, "do not resolve time phrases in the questions")
+	f.BoolVar(&polluted, "polluted", false, "paste an agent system prompt in front of every question")
+	f.IntVar(&offTopic, "off-topic", 0, "also ask N off-topic questions per chat")
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/jsonl"
+	"github.com/huimemory/huimemory/core/tools"
 	"github.com/huimemory/huimemory/examples"
 	"github.com/huimemory/huimemory/internal/render"
 )
@@ -85,9 +86,8 @@ recalls with a fixed reference time (2026-11-29 15:00 +08:00).`,
 					fmt.Fprintf(w, "\n=== recall --filter %q (top 2)\n\n", q.Filter)
 				default:
 					fmt.Fprintf(w, "\n=== recall %q (top 2, context %d)\n", q.Text, q.Context)
-					if rt := r.ResolvedTime; rt != nil {
-						fmt.Fprintf(w, "    time: %q → %s .. %s, searching %q\n", rt.Text,
-							rt.Start.Format("2006-01-02 15:04"), rt.End.Format("2006-01-02 15:04"), r.SearchText)
+					if r.ResolvedTime != nil || len(r.ScannedWeeks) > 0 {
+						fmt.Fprintf(w, "    searched %s for %q\n", tools.Scope(r), r.SearchText)
 					}
 					fmt.Fprintln(w)
 				}

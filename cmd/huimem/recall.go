@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
+	"github.com/huimemory/huimemory/core/tools"
 	"github.com/huimemory/huimemory/internal/batch"
 	"github.com/huimemory/huimemory/internal/render"
 )
@@ -32,16 +34,29 @@ func (a *app) recallCmd() *cobra.Command {
 With --batch FILE (- for stdin), read JSON Lines queries such as
   {"query":"...","top_k":10,"namespace":"...","since":"...","before":"...","now":"..."}
 and write one JSON line of results per query (the --json shape, plus "line",
-an echoed "id", and "error" for a query that failed). The home is opened once.`,
+an echoed "id", and "error" for a query that failed). The home is opened once;
+the command exits with status 1 when any query failed.
+
+An empty QUERY lists what --filter or --since/--before match; without them
+it is an error. Time phrases ("上周三下午", "last week") are read in the zone
+of time.zone or --tz (default: the machine's), and the text output says
+which range or weeks were searched.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f.batch != "" {
 				return noArgs(cmd, args)
+			}
+			if f.q.Filter != "" || f.since != "" || f.before != "" {
+				return nil
 			}
 			return minimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.batch != "" && !f.asJSON {
 				return usagef("recall: --batch writes JSON; add --json")
+			}
+			text := joinArgs(args)
+			if f.batch == "" && strings.TrimSpace(text) == "" && f.q.Filter == "" && f.since == "" && f.before == "" {
+				return usagef("recall: the query is empty; give a QUERY, or --filter or --since/--before to list what they match")
 			}
 			e, cfg, err := a.open(cmd.Context(), engine.Options{})
 			if err != nil {
@@ -51,7 +66,7 @@ an echoed "id", and "error" for a query that failed). The home is opened once.`,
 			if f.batch != "" {
 				return a.recallBatch(cmd, e, cfg, &f)
 			}
-			q, err := f.query(cmd, cfg, joinArgs(args))
+			q, err := f.query(cmd, cfg, text)
 			if err != nil {
 				return err
 			}
@@ -62,8 +77,12 @@ an echoed "id", and "error" for a query that failed). The home is opened once.`,
 			if err != nil {
 				return err
 			}
+			inZone(res.Hits, cfg)
 			if f.asJSON {
 				return render.JSON(a.stdout, render.NewJSONResults(res))
+			}
+			if res.ResolvedTime != nil || len(res.ScannedWeeks) > 0 {
+				fmt.Fprintf(a.stdout, "searched %s\n\n", tools.Scope(res))
 			}
 			if len(res.Hits) == 0 {
 				fmt.Fprintln(a.stdout, "no memories found")
@@ -83,6 +102,7 @@ an echoed "id", and "error" for a query that failed). The home is opened once.`,
 	fl.BoolVar(&f.q.NoTime, "no-time", false, "keep time phrases in the query as plain text")
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	fl.StringVar(&f.batch, "batch", "", "run the JSONL queries in FILE (- for stdin), one JSON line out per query")
+	a.tzFlag(cmd)
 	return cmd
 }
 
@@ -90,9 +110,9 @@ an echoed "id", and "error" for a query that failed). The home is opened once.`,
 func (f *recallFlags) query(cmd *cobra.Command, cfg core.Config, text string) (core.Query, error) {
 	q := f.q
 	q.Text = text
-	loc := time.Local
+	loc := cfg.Time.Location()
 	var err error
-	if q.Now, err = nowFlag(f.now); err != nil {
+	if q.Now, err = nowFlag(f.now, cfg); err != nil {
 		return q, err
 	}
 	if f.since != "" {
@@ -137,12 +157,16 @@ func (a *app) recallBatch(cmd *cobra.Command, e *engine.Engine, cfg core.Config,
 	if ctx < 0 {
 		ctx = cfg.Retriever.ContextWindow
 	}
-	st, err := batch.Run(cmd.Context(), e, in, a.stdout, batch.Options{Defaults: core.Query{TopK: f.q.TopK, Context: ctx}})
+	st, err := batch.Run(cmd.Context(), e, in, a.stdout, batch.Options{
+		Location: cfg.Time.Location(),
+		Defaults: core.Query{TopK: f.q.TopK, Context: ctx},
+	})
 	if err != nil {
 		return err
 	}
 	if st.Errors > 0 {
-		fmt.Fprintf(a.stderr, "huimem: %d of %d queries failed; see their \"error\" fields\n", st.Errors, st.Queries)
+		// Exit status 1, with this one line on stderr.
+		return fmt.Errorf("%d of %d queries failed; see their \"error\" fields", st.Errors, st.Queries)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/cobra"
@@ -32,6 +33,27 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	home, config   string
+	// tz is the --tz flag of the commands that take times; it overrides
+	// time.zone.
+	tz string
+	// command is the running subcommand's path below the root, such as
+	// "recall" or "archive seal", which decides whether [app.open] may
+	// create a home.
+	command string
+}
+
+// homeCreators are the commands that may create a home that does not
+// exist yet, and whether they say so on stderr. Every other command
+// refuses a missing home, so that a misspelt --home is an error instead
+// of a new, empty memory.
+var homeCreators = map[string]bool{
+	"init":   false, // creating the home is what it is for
+	"ingest": true,
+	"add":    true,
+	"demo":   true,
+	// Benchmarks fill a scratch home of their own.
+	"bench locomo": false,
+	"bench beam":   false,
 }
 
 // usageError marks a bad command line.
@@ -56,6 +78,10 @@ links, so an LLM can walk a conversation with recall_by_id.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		a.command = strings.TrimPrefix(strings.TrimPrefix(cmd.CommandPath(), root.Name()), " ")
+		return nil
+	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.home, "home", "", "data directory (default $HUIMEM_STORAGE_HOME, storage.home, or ~/.huimem)")
 	pf.StringVar(&a.config, "config", "", "config file to merge over the defaults (default <home>/config.yaml if it exists)")
@@ -64,6 +90,10 @@ links, so an LLM can walk a conversation with recall_by_id.`,
 		a.statsCmd(), a.reindexCmd(), a.demoCmd(), a.configCmd(), a.benchCmd(), a.timeCmd(),
 		a.pluginCmd(), a.pluginsCmd(),
 		a.archiveCmd(),
+		a.serveCmd(),
+		a.toolsCmd(),
+		a.mcpCmd(),
+		a.modelsCmd(),
 	)
 	return root
 }
@@ -71,6 +101,9 @@ links, so an LLM can walk a conversation with recall_by_id.`,
 // loadConfig builds the configuration: embedded defaults, then the config
 // file, then HUIMEM_* environment variables, then flags.
 func (a *app) loadConfig() (core.Config, error) {
+	if err := checkEnv(os.Environ()); err != nil {
+		return core.Config{}, usageError{err}
+	}
 	v := viper.New()
 	v.SetConfigType("yaml")
 	if err := v.ReadConfig(bytes.NewReader(configs.Default)); err != nil {
@@ -119,6 +152,19 @@ func (a *app) loadConfig() (core.Config, error) {
 	if err != nil {
 		return core.Config{}, usageError{fmt.Errorf("config %s: %v", orDefault(file), err)}
 	}
+	// SetDefaults gives both weights their defaults when both are 0, as
+	// in a Config built in Go; here the embedded defaults set them, so
+	// both at 0 was asked for, and is impossible.
+	if cfg.Retriever.VectorWeight == 0 && cfg.Retriever.BM25Weight == 0 {
+		return core.Config{}, usageError{&core.ConfigError{Key: "retriever.vector_weight",
+			Msg: fmt.Sprintf("vector_weight and bm25_weight are both 0 (%s); at least one must be positive", orDefault(file))}}
+	}
+	if a.tz != "" {
+		if _, err := time.LoadLocation(a.tz); err != nil {
+			return core.Config{}, usagef("--tz %q: not an IANA time zone name such as Asia/Shanghai or UTC", a.tz)
+		}
+		cfg.Time.Zone = a.tz
+	}
 	// A plugin given only by its command is named after its program, not
 	// after the default built-in ("hash", "turn") it replaces.
 	for _, p := range []struct {
@@ -149,7 +195,9 @@ func fileExists(p string) bool {
 	return err == nil && !fi.IsDir()
 }
 
-// open loads the configuration and opens the engine.
+// open loads the configuration and opens the engine. Only the commands in
+// [homeCreators] may open a home whose folder does not exist yet; the
+// others fail with a usage error that says how to make one.
 func (a *app) open(ctx context.Context, opts engine.Options) (*engine.Engine, core.Config, error) {
 	return a.openWith(ctx, opts, nil)
 }
@@ -163,12 +211,33 @@ func (a *app) openWith(ctx context.Context, opts engine.Options, adjust func(*co
 	if adjust != nil {
 		adjust(&cfg)
 	}
+	home, err := filepath.Abs(cfg.Storage.Home)
+	if err != nil {
+		return nil, cfg, fmt.Errorf("home %q: %w", cfg.Storage.Home, err)
+	}
+	isNew := !homeExists(home)
+	notice, creates := homeCreators[a.command]
+	if isNew && !creates {
+		return nil, cfg, usagef("no HuiMemory home at %s (run \"huimem init\" or pass --home)", home)
+	}
 	opts.Logf = a.logf
 	if err := a.usePlugins(ctx, cfg, &opts); err != nil {
 		return nil, cfg, err
 	}
 	e, err := engine.Open(ctx, cfg, opts)
+	if err == nil && isNew && notice {
+		fmt.Fprintf(a.stderr, "huimem: created a new HuiMemory home at %s\n", e.Home())
+	}
 	return e, cfg, err
+}
+
+// homeExists reports whether the home folder dir exists. An existing
+// folder without a store (an empty one, or one holding only a
+// config.yaml) is opened as a home and gets its store then; a folder that
+// does not exist is most often a misspelt --home.
+func homeExists(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
 }
 
 func (a *app) logf(format string, args ...any) {

@@ -26,12 +26,17 @@ func (a *app) timeCmd() *cobra.Command {
 		Use:   "time [--now T] [--json] PHRASE",
 		Short: "Resolve a time phrase (上周三下午, last week, 前段时间) to the range it means",
 		Long: `Resolve a Chinese or English time phrase to an exact range [start, end),
-in the reference time's location. Vague phrases (最近, a while ago) give the
-span they plausibly mean and are marked fuzzy. --now sets the reference time
-(default: now), which makes the answer reproducible.`,
+in the time zone of time.zone or --tz (default: the machine's). Vague
+phrases (最近, a while ago) give the span they plausibly mean and are marked
+fuzzy. --now sets the reference time (default: now), which makes the answer
+reproducible.`,
 		Args: minimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, err := nowFlag(now)
+			cfg, err := a.loadConfig()
+			if err != nil {
+				return err
+			}
+			ref, err := nowFlag(now, cfg)
 			if err != nil {
 				return err
 			}
@@ -56,13 +61,6 @@ span they plausibly mean and are marked fuzzy. --now sets the reference time
 	}
 	cmd.Flags().StringVar(&now, "now", "", "reference time, RFC 3339 or 2026-11-29 15:04 (default: now)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	a.tzFlag(cmd)
 	return cmd
-}
-
-// nowFlag reads --now: empty means the current time.
-func nowFlag(s string) (time.Time, error) {
-	if s == "" {
-		return time.Now(), nil
-	}
-	return parseTimeFlag("--now", s, time.Local, time.Now())
 }

@@ -114,9 +114,11 @@ type Stats struct {
 	IndexGen   uint64            `json:"index_generation"`
 	IndexDocs  uint64            `json:"index_documents"`
 	Pending    int               `json:"pending"` // chunks not yet in the index
-	StoreBytes int64             `json:"store_bytes"`
-	IndexBytes int64             `json:"index_bytes"`
-	FilesBytes int64             `json:"sessions_bytes"`
+	// PendingExtractions counts chunks with failed extractions to retry.
+	PendingExtractions int   `json:"pending_extractions"`
+	StoreBytes         int64 `json:"store_bytes"`
+	IndexBytes         int64 `json:"index_bytes"`
+	FilesBytes         int64 `json:"sessions_bytes"`
 }
 
 // Stats counts what the home holds.
@@ -126,6 +128,7 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 		s.Chunks, s.Messages = tx.Counts()
 		s.Generation = tx.Gen()
 		s.Pending = len(tx.Outbox())
+		_, s.PendingExtractions = tx.PendingExtracts(1)
 		err := tx.ForEachSession(func(ss *store.Session) error {
 			s.Sessions++
 			s.Namespaces[ss.NS] += ss.Chunks

@@ -58,6 +58,10 @@ type Engine struct {
 	ix    *index.Index
 	stale error // non-nil when the index is known to be behind the store
 
+	// lastRetry is when failed extractions were last retried; writeMu
+	// guards it.
+	lastRetry time.Time
+
 	// embedderChanged is set when Open was allowed an embedder change.
 	embedderChanged bool
 	closed          bool

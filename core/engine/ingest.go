@@ -29,6 +29,12 @@ type IngestResult struct {
 	// Added is how many were new; Duplicates were already stored.
 	Added      int `json:"added"`
 	Duplicates int `json:"duplicates"`
+	// ExtractFailures are the extractions that failed; the chunks are
+	// stored, and the extractions retried later.
+	ExtractFailures []ExtractFailure `json:"extract_failures,omitempty"`
+	// DuplicateIndexes are the indexes, in the messages given to
+	// [Engine.Ingest], of those that were stored already.
+	DuplicateIndexes []int `json:"-"`
 	// Chunks is how many chunks were created or changed, Removed how many
 	// were merged away.
 	Chunks  int `json:"chunks"`
@@ -92,7 +98,12 @@ func (e *Engine) Ingest(ctx context.Context, msgs []core.Message) (IngestResult,
 	return e.ingest(ctx, msgs, nil)
 }
 
-type source struct{ name, digest string }
+// source is the file an ingest reads. track, when set, replaces the
+// file's earlier content (issue 13: see sources.go).
+type source struct {
+	name, digest string
+	track        *tracking // issue 13
+}
 
 // newMsg is a message that is not stored yet.
 type newMsg struct {
@@ -111,6 +122,8 @@ type sessionPlan struct {
 	old         map[core.ChunkKey]*store.Chunk
 	oldSession  *store.Session
 	chunks      []*plannedChunk
+	// extractFails are the extractions that failed, to retry later.
+	extractFails []ExtractFailure
 }
 
 type planMsg struct {
@@ -133,6 +146,11 @@ type plannedChunk struct {
 func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	return e.ingestLocked(ctx, msgs, src)
+}
+
+// ingestLocked is ingest for a caller that holds writeMu (issue 13).
+func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
 	res := IngestResult{Messages: len(msgs)}
 	if err := e.writable(); err != nil {
 		return res, err
@@ -150,6 +168,7 @@ func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (
 			k := msgs[i].Key()
 			if seen[k] || tx.HasMessage(k) {
 				res.Duplicates++
+				res.DuplicateIndexes = append(res.DuplicateIndexes, i)
 				continue
 			}
 			seen[k] = true
@@ -161,8 +180,15 @@ func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (
 			}
 			bySession[sk] = append(bySession[sk], nm)
 		}
+		// issue 13: sessions that only lose messages are planned too.
+		for _, sk := range src.dropSessions() {
+			if bySession[sk] == nil {
+				order = append(order, sk)
+				bySession[sk] = []*newMsg{}
+			}
+		}
 		for _, sk := range order {
-			p, err := e.loadSession(tx, sk[0], sk[1], bySession[sk])
+			p, err := e.loadSession(tx, sk[0], sk[1], bySession[sk], src.dropped)
 			if err != nil {
 				return err
 			}
@@ -175,9 +201,19 @@ func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (
 	}
 	res.Added = len(fresh)
 	res.Sessions = len(plans)
-	if len(fresh) == 0 {
+	if len(fresh) == 0 && len(src.dropSessions()) == 0 {
 		if src != nil {
-			err := e.st.Update(func(tx *store.Tx) error { return tx.PutSourceContent(src.digest) })
+			err := e.st.Update(func(tx *store.Tx) error {
+				if src.track != nil { // issue 13
+					if err := src.track.write(tx, src); err != nil || src.track.forget {
+						return err
+					}
+					if err := tx.PutSourceHash(src.name, src.digest); err != nil {
+						return err
+					}
+				}
+				return tx.PutSourceContent(src.digest)
+			})
 			return res, err
 		}
 		return res, nil
@@ -213,6 +249,13 @@ func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (
 				return fmt.Errorf("store changed during ingest; try again")
 			}
 		}
+		if src != nil && src.track != nil { // issue 13: drop replaced messages
+			for k := range src.track.drop {
+				if err := tx.DeleteMessage(k); err != nil {
+					return err
+				}
+			}
+		}
 		for _, p := range plans {
 			t, changed, removed, err := e.writeSession(tx, p)
 			if err != nil {
@@ -223,6 +266,11 @@ func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (
 			res.Removed += removed
 		}
 		if src != nil {
+			if src.track != nil { // issue 13
+				if err := src.track.write(tx, src); err != nil || src.track.forget {
+					return err
+				}
+			}
 			if err := tx.PutSourceContent(src.digest); err != nil {
 				return err
 			}
@@ -236,12 +284,17 @@ func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (
 	for _, t := range touched {
 		e.vx.Invalidate(t.ns, t.time)
 	}
+	removeTranscripts(e.sessionsRoot(), plans) // issue 13: sessions emptied by a replace
+	for _, p := range plans {
+		res.ExtractFailures = append(res.ExtractFailures, p.extractFails...)
+	}
 	if err := e.syncDerived(ctx); err != nil {
 		return res, err
 	}
 	if err := e.autoSeal(ctx); err != nil {
 		return res, err
 	}
+	e.maybeRetryExtractions(ctx, len(res.ExtractFailures) > 0)
 	return res, nil
 }
 
@@ -263,7 +316,8 @@ func (e *Engine) writable() error {
 
 // loadSession reads a session's stored messages and chunks and merges in
 // the new messages.
-func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg) (*sessionPlan, error) {
+// Stored messages for which drop returns true are left out (issue 13).
+func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg, drop func(core.MessageKey) bool) (*sessionPlan, error) {
 	p := &sessionPlan{ns: ns, session: session, old: map[core.ChunkKey]*store.Chunk{}}
 	stored, refs, err := tx.SessionMessages(ns, session)
 	if err != nil {
@@ -273,6 +327,9 @@ func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg) 
 		m, err := sm.Core()
 		if err != nil {
 			return nil, err
+		}
+		if drop(m.Key()) { // issue 13
+			continue
 		}
 		if sm.Sealed {
 			if m.Text, err = e.sealedText(tx, sm); err != nil {
@@ -294,7 +351,9 @@ func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg) 
 	for i, pos := range archive.Layout(lines) {
 		p.msgs[i].pos = pos
 	}
-	p.file = archive.SessionFile(ns, session, p.msgs[0].Time)
+	if len(p.msgs) > 0 { // issue 13: a replace may empty a session
+		p.file = archive.SessionFile(ns, session, p.msgs[0].Time)
+	}
 	p.oldIDs = tx.SessionChunkIDs(ns, session)
 	for _, id := range p.oldIDs {
 		c, err := tx.Chunk(id)
@@ -310,6 +369,9 @@ func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg) 
 // chunkSession cuts a planned session into chunks and runs the extractors
 // on the chunks whose content changed.
 func (e *Engine) chunkSession(ctx context.Context, p *sessionPlan) error {
+	if len(p.msgs) == 0 { // issue 13: an emptied session has no chunks
+		return nil
+	}
 	sms := make([]core.SessionMessage, len(p.msgs))
 	for i := range p.msgs {
 		sms[i] = core.SessionMessage{Message: p.msgs[i].Message, HeaderLine: p.msgs[i].pos.Header,
@@ -352,12 +414,14 @@ func (e *Engine) chunkSession(ctx context.Context, p *sessionPlan) error {
 		}
 		pc.rec = rec
 		if pc.old != nil && pc.old.Hash == rec.Hash {
-			rec.Topic, rec.Memories = pc.old.Topic, pc.old.Memories
+			rec.Topic, rec.Memories, rec.PendingExtract = pc.old.Topic, pc.old.Memories, pc.old.PendingExtract
 		} else {
 			pc.embed = true
-			if err := e.extract(ctx, c, rec); err != nil {
+			fails, err := e.extract(ctx, c, rec)
+			if err != nil {
 				return err
 			}
+			p.extractFails = append(p.extractFails, fails...)
 		}
 		c.Topic, c.Memories = rec.Topic, rec.Memories
 		pc.fields = pc.old == nil || pc.old.Hash != rec.Hash || pc.old.Topic != rec.Topic ||
@@ -382,13 +446,23 @@ func types(mems []core.Memory) []string {
 	return c.MemoryTypes()
 }
 
-// extract runs the extractors on a chunk and records their output.
-func (e *Engine) extract(ctx context.Context, c *core.Chunk, rec *store.Chunk) error {
-	rec.Topic, rec.Memories = "", nil
+// extract runs the extractors on a chunk and records their output. An
+// extractor that fails does not fail the ingest: the chunk is stored
+// without its memories, the extractor is listed in the chunk's
+// PendingExtract to be retried later (see extract.go), and the failure is
+// returned in fails. Only a cancelled ingest is an error.
+func (e *Engine) extract(ctx context.Context, c *core.Chunk, rec *store.Chunk) (fails []ExtractFailure, err error) {
+	rec.Topic, rec.Memories, rec.PendingExtract = "", nil, nil
 	for i, x := range e.extractors {
 		mems, err := x.Extract(ctx, c)
 		if err != nil {
-			return fmt.Errorf("extractor %s: %w", e.extractorName(i), err)
+			if ctx.Err() != nil {
+				return fails, fmt.Errorf("extractor %s: %w", e.extractorName(i), err)
+			}
+			rec.PendingExtract = append(rec.PendingExtract, e.extractorName(i))
+			fails = append(fails, ExtractFailure{Session: c.Session, Time: c.Time, Extractor: e.extractorName(i), Error: err.Error()})
+			e.logf("extractor %s failed on a chunk of session %q at %s; it will be retried: %v", e.extractorName(i), c.Session, c.Time.Format(time.RFC3339), err)
+			continue
 		}
 		for _, m := range mems {
 			if m.Extractor == "" {
@@ -400,7 +474,7 @@ func (e *Engine) extract(ctx context.Context, c *core.Chunk, rec *store.Chunk) e
 			rec.Memories = append(rec.Memories, m)
 		}
 	}
-	return nil
+	return fails, nil
 }
 
 func (e *Engine) extractorName(i int) string {
@@ -489,6 +563,11 @@ func (e *Engine) writeSession(tx *store.Tx, p *sessionPlan) ([]touchedChunk, int
 		if err := tx.PutChunk(c.rec, c.fields); err != nil {
 			return nil, 0, 0, err
 		}
+		if len(c.rec.PendingExtract) > 0 || (c.old != nil && len(c.old.PendingExtract) > 0) {
+			if err := tx.MarkPendingExtract(c.rec.ID, len(c.rec.PendingExtract) > 0); err != nil {
+				return nil, 0, 0, err
+			}
+		}
 		if c.vec != nil {
 			if err := tx.PutVector(p.ns, c.chunk.Time, c.rec.ID, c.vec); err != nil {
 				return nil, 0, 0, err
@@ -510,6 +589,9 @@ func (e *Engine) writeSession(tx *store.Tx, p *sessionPlan) ([]touchedChunk, int
 			return nil, 0, 0, err
 		}
 		touched = append(touched, touchedChunk{p.ns, old.StartTime()})
+	}
+	if len(p.msgs) == 0 { // issue 13: the session's last message was removed
+		return touched, changed, removed, tx.DeleteSession(p.ns, p.session)
 	}
 	if !slices.Equal(ids, p.oldIDs) {
 		if err := tx.SetSessionChunks(p.ns, p.session, ids); err != nil {

@@ -32,6 +32,7 @@ type cand struct {
 	bmRank, vRank int // 1-based; 0 when absent from that list
 	score         float64
 	nb, nv        float64 // normalised signals
+	rel           float64 // absolute relevance, see relevance
 }
 
 // poolSize returns how many candidates to draw from each signal for k hits.
@@ -47,7 +48,7 @@ func (e *Engine) poolSize(k int, windowed bool) int {
 // candidates, best first. The caller holds ixMu for reading.
 func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand, error) {
 	r := e.cfg.Retriever
-	bq := index.Search{Text: p.text, ContextBoost: *r.ContextBoost, NS: p.ns, Since: p.since, Before: p.before, Size: p.pool}
+	bq := index.Search{Text: p.text, ContextBoost: *r.ContextBoost, ReplyBoost: *r.ReplyBoost, NS: p.ns, Since: p.since, Before: p.before, Size: p.pool}
 	if p.filter != nil {
 		bq.Filter = p.filter.query
 	}
@@ -140,6 +141,11 @@ func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand,
 	}
 	order = kept
 	e.fuse(order)
+	if sb := *r.SessionBoost; sb > 0 && r.Fusion != "rrf" {
+		if err := e.sessionEvidence(order, sb); err != nil {
+			return nil, err
+		}
+	}
 	slices.SortFunc(order, func(a, b *cand) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.time, a.time), cmp.Compare(a.id, b.id))
 	})
@@ -233,8 +239,8 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 	if err != nil {
 		return nil, err
 	}
-	if len(hits) > k {
-		hits = hits[:k]
+	if hits, err = e.withRelevance(ctx, ix, plan.text, hits, k, *e.cfg.Retriever.MinRelevance); err != nil {
+		return nil, err
 	}
 	if hits, err = e.checkFilter(plan.filter, hits); err != nil {
 		return nil, err
@@ -296,6 +302,7 @@ func (e *Engine) expand(ns string, hits []cand, window int) ([]core.Hit, error) 
 				h.ContextRole = core.RoleHit
 				h.Score = round(hc.score)
 				h.Scores = core.Scores{Vector: round(hc.nv), BM25: round(hc.nb)}
+				h.Relevance = round(hc.rel)
 			}
 			out = append(out, h)
 			return nil

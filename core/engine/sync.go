@@ -170,11 +170,39 @@ func (e *Engine) doc(tx *store.Tx, c *store.Chunk) (index.Doc, error) {
 		}
 		ctx = append(ctx, nc.Content())
 	}
+	text, reply := splitRoles(chunk)
 	return index.Doc{
-		ID: c.ID, NS: c.NS, Session: c.Session, Time: chunk.Time, Text: chunk.Content(),
+		ID: c.ID, NS: c.NS, Session: c.Session, Time: chunk.Time, Text: text, Reply: reply,
 		Context: strings.Join(ctx, "\n"),
 		Roles:   c.Roles, Speakers: c.Speakers, Topic: c.Topic, Types: chunk.MemoryTypes(),
 	}, nil
+}
+
+// splitRoles returns a chunk's content without its assistant messages, and
+// the assistant messages' text: the index keeps them in separate fields
+// (see [index.Doc]). A chunk without messages, or without assistant
+// messages, is all text.
+func splitRoles(c *core.Chunk) (text, reply string) {
+	if c.Text != "" {
+		return c.Text, ""
+	}
+	var t, r strings.Builder
+	for i := range c.Messages {
+		m := &c.Messages[i]
+		b := &t
+		if m.Role == core.RoleAssistant {
+			b = &r
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		if w := m.Who(); w != "" {
+			b.WriteString(w)
+			b.WriteString(": ")
+		}
+		b.WriteString(m.Text)
+	}
+	return t.String(), r.String()
 }
 
 // rebuildIndex builds a new index from every chunk in the store and swaps

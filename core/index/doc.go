@@ -3,10 +3,13 @@
 //
 // Each chunk is one document, keyed by its chunk id, with these fields:
 //
-//	text       the chunk's content with speaker names, analysed by the
+//	text       the chunk's content (without its assistant messages) with speaker names, analysed by the
 //	           "huimem" analyzer (CJK bigrams for Chinese, Japanese and
 //	           Korean; lower-cased, stop-word-filtered, snowball-stemmed
 //	           tokens for Latin text)
+//	reply      the chunk's assistant messages, same analyzer, searched
+//	           with its own boost: BM25 normalises length per field, so a
+//	           long reply does not drown the user's short message
 //	ctx        the text of the chunks just before and after it in its
 //	           session, same analyzer, searched with a lower boost
 //	time       the chunk's first message time (datetime)

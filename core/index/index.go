@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"time"
@@ -29,7 +30,8 @@ const AnalyzerName = "huimem"
 //
 //	1: first version.
 //	2: ctx field with the neighbours' text.
-const Version = 2
+//	3: reply field: assistant messages apart from the text field.
+const Version = 3
 
 var (
 	keyGen     = []byte("huimem.gen")
@@ -46,6 +48,11 @@ type Doc struct {
 	Session string
 	Time    time.Time
 	Text    string
+	// Reply is the text of the chunk's assistant messages, indexed in its
+	// own field so that a long reply does not drown the short user message
+	// beside it (BM25 normalises length per field). Text then holds the
+	// other messages.
+	Reply string
 	// Context is the text of the chunks around this one in its session,
 	// indexed in its own field so that a question matching the turn before
 	// an answer also finds the answer.
@@ -63,6 +70,7 @@ func (d *Doc) fields() map[string]any {
 	}
 	m := map[string]any{
 		"text":    d.Text,
+		"reply":   d.Reply,
 		"ctx":     d.Context,
 		"time":    d.Time.UTC(),
 		"ns":      ns,
@@ -135,6 +143,7 @@ func NewMapping() (*mapping.IndexMappingImpl, error) {
 
 	doc := bleve.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt("text", text)
+	doc.AddFieldMappingsAt("reply", text)
 	doc.AddFieldMappingsAt("ctx", text)
 	doc.AddFieldMappingsAt("time", tm)
 	for _, f := range []string{"ns", "session", "role", "speaker", "topic", "type"} {
@@ -239,6 +248,9 @@ type Search struct {
 	// ContextBoost weighs matches in the neighbours' text (the ctx field)
 	// against matches in the chunk's own text; 0 ignores the neighbours.
 	ContextBoost float64
+	// ReplyBoost weighs matches in the assistant's messages (the reply
+	// field) against matches in the text field; 0 ignores them.
+	ReplyBoost float64
 	// NS is the only namespace searched.
 	NS string
 	// Since and Before bound chunk time; zero leaves a side open.
@@ -266,12 +278,21 @@ func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 		mq.SetField("text")
 		mq.Analyzer = AnalyzerName
 		must = mq
-		if s.ContextBoost > 0 {
-			cq := query.NewMatchQuery(s.Text)
-			cq.SetField("ctx")
-			cq.Analyzer = AnalyzerName
-			cq.SetBoost(s.ContextBoost)
-			must = query.NewDisjunctionQuery([]query.Query{mq, cq})
+		parts := []query.Query{mq}
+		for _, f := range []struct {
+			name  string
+			boost float64
+		}{{"reply", s.ReplyBoost}, {"ctx", s.ContextBoost}} {
+			if f.boost > 0 {
+				q := query.NewMatchQuery(s.Text)
+				q.SetField(f.name)
+				q.Analyzer = AnalyzerName
+				q.SetBoost(f.boost)
+				parts = append(parts, q)
+			}
+		}
+		if len(parts) > 1 {
+			must = query.NewDisjunctionQuery(parts)
 		}
 	} else {
 		must = query.NewMatchAllQuery()
@@ -357,4 +378,54 @@ func (x *Index) Matching(ctx context.Context, s Search) ([]string, error) {
 		ids[i] = m.ID
 	}
 	return ids, nil
+}
+
+// Analyze returns the terms the index would make of text, in order, with
+// repeats.
+func (x *Index) Analyze(text string) []string {
+	a := x.b.Mapping().AnalyzerNamed(AnalyzerName)
+	if a == nil {
+		return nil
+	}
+	toks := a.Analyze([]byte(text))
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = string(t.Term)
+	}
+	return out
+}
+
+// IDF returns the BM25 inverse document frequency of each term over the
+// chunks' own text (the text and reply fields), ln(1 + (N - df + 0.5) /
+// (df + 0.5)), as bleve computes it. A term that no chunk holds gets the
+// largest value. Safe for concurrent use.
+func (x *Index) IDF(ctx context.Context, terms []string) ([]float64, error) {
+	adv, err := x.b.Advanced()
+	if err != nil {
+		return nil, fmt.Errorf("reading index: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("reading index: %w", err)
+	}
+	defer r.Close()
+	n, err := r.DocCount()
+	if err != nil {
+		return nil, fmt.Errorf("reading index: %w", err)
+	}
+	out := make([]float64, len(terms))
+	for i, t := range terms {
+		var df uint64
+		for _, field := range []string{"text", "reply"} {
+			tfr, err := r.TermFieldReader(ctx, []byte(t), field, false, false, false)
+			if err != nil {
+				return nil, fmt.Errorf("reading index: %w", err)
+			}
+			df += tfr.Count()
+			tfr.Close()
+		}
+		df = min(df, n)
+		out[i] = math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+	}
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,6 +73,9 @@ func Read(r io.Reader, name string, opts Options) ([]core.Message, error) {
 func parseLine(b []byte, loc *time.Location, defaultNS string) (core.Message, error) {
 	var l line
 	dec := json.NewDecoder(bytes.NewReader(b))
+	// A misspelt field ("namepsace") must not be dropped: the message
+	// would land in the wrong namespace, where other readers see it.
+	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
 		return core.Message{}, jsonError(b, err)
 	}
@@ -122,7 +126,17 @@ func ParseTime(s string, loc *time.Location) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("bad time %q: want RFC 3339, such as 2026-03-05T10:00:07+08:00", s)
 }
 
+// Fields are the fields a line may have.
+var Fields = []string{"namespace", "session", "time", "role", "speaker", "text", "ref"}
+
 func jsonError(b []byte, err error) error {
+	// encoding/json reports an unknown field only by this message.
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if field, err := strconv.Unquote(name); err == nil {
+			return unknownField(field)
+		}
+		return fmt.Errorf("unknown field %s", name)
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Errorf("invalid JSON at column %d: %v", se.Offset, se)
@@ -138,4 +152,46 @@ func jsonError(b []byte, err error) error {
 		return fmt.Errorf("invalid JSON: unexpected end of line")
 	}
 	return fmt.Errorf("invalid JSON: %v", err)
+}
+
+// unknownField reports a field that is not in [Fields], with the one it
+// probably meant.
+func unknownField(name string) error {
+	best, bestD := "", 3 // at most two edits away
+	for _, f := range Fields {
+		if d := distance(strings.ToLower(name), f); d < bestD {
+			best, bestD = f, d
+		}
+	}
+	if best != "" {
+		return fmt.Errorf("unknown field %q (did you mean %q?)", name, best)
+	}
+	return fmt.Errorf("unknown field %q: a line has only %s", name, strings.Join(Fields, ", "))
+}
+
+// distance is the edit distance between a and b, counting a swap of two
+// neighbouring letters as one edit (so "namepsace" is one from "namespace").
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
 }

@@ -13,7 +13,7 @@ import (
 
 func TestRead(t *testing.T) {
 	sh := time.FixedZone("", 8*3600)
-	in := "\xef\xbb\xbf" + `{"session":"s1","time":"2026-03-05T10:00:07+08:00","role":"User","speaker":"Alice","text":"你好\n\nworld","ref":"D1:3","namespace":"alice","extra":1}
+	in := "\xef\xbb\xbf" + `{"session":"s1","time":"2026-03-05T10:00:07+08:00","role":"User","speaker":"Alice","text":"你好\n\nworld","ref":"D1:3","namespace":"alice"}
 
 {"session":"s1","time":"2026-03-05 10:01","speaker":"Bob","text":"hi"}
 `
@@ -40,6 +40,9 @@ func TestReadErrors(t *testing.T) {
 		{`{"session":"s","role":"user","text":"x"}`, "f:1: missing time"},
 		{`{"session":"s","time":"2026-03-05T10:00:07Z","role":"user","text":"x","namespace":"../x"}`, "f:1: namespace"},
 		{`{"session":"s","time":"2026-03-05T10:00:07Z","role":"user","text":"x"}{}`, "f:1: unexpected data after the JSON object"},
+		{"\n\n" + `{"session":"s","time":"2026-03-05T10:00:07Z","role":"user","text":"x","namepsace":"alice"}`, `f:3: unknown field "namepsace" (did you mean "namespace"?)`},
+		{`{"session":"s","time":"2026-03-05T10:00:07Z","role":"user","text":"x","extra":1}`, `f:1: unknown field "extra": a line has only namespace, session, time, role, speaker, text, ref`},
+		{`{"session":"s","time":"2026-03-05T10:00:07Z","role":"user","text":"x","Txet":"y"}`, `f:1: unknown field "Txet" (did you mean "text"?)`},
 	} {
 		_, err := Read(strings.NewReader(tt.in), "f", Options{})
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
@@ -56,6 +59,7 @@ func FuzzRead(f *testing.F) {
 	f.Add(`{"session":"s1","time":"2026-03-05T10:00:07+08:00","role":"user","speaker":"Alice","text":"hi","ref":"D1:3"}`)
 	f.Add(`{"session":"s","time":"2026-03-05 10:01","speaker":"B","text":"x"}` + "\n\n{}")
 	f.Add("\xef\xbb\xbf[]")
+	f.Add(`{"session":"s","time":"2026-03-05T10:00:07Z","role":"user","text":"x","namepsace":"a","\u00e9":1}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		msgs, err := Read(strings.NewReader(in), "f", Options{})
 		if err != nil {

@@ -102,6 +102,9 @@ type Chunk struct {
 	// CtxHash changes when the content of the chunk's neighbours changes,
 	// whose text is indexed with the chunk as context.
 	CtxHash string `json:"ch,omitempty"`
+	// PendingExtract names the extractors that failed on the chunk and
+	// are to be retried (see pending.go).
+	PendingExtract []string `json:"px,omitempty"`
 }
 
 // StartTime parses the chunk's time.

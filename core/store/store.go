@@ -311,6 +311,11 @@ func (t *Tx) DeleteChunk(c *Chunk) error {
 	if err := t.addMeta(metaChunks, -1); err != nil {
 		return err
 	}
+	if len(c.PendingExtract) > 0 {
+		if err := t.MarkPendingExtract(c.ID, false); err != nil {
+			return err
+		}
+	}
 	return t.MarkIndexDirty(c.ID)
 }
 

@@ -3,12 +3,16 @@
 // engine is opened once for the whole batch. A bad line produces an error
 // line for that query and the batch goes on.
 //
-// Input, one query per line:
+// Input, one query per line, with the recall_memory tool's argument names
+// (see core/tools):
 //
-//	{"query":"...","top_k":10,"namespace":"...","since":"...","before":"...","now":"...","context":0,"filter":"...","no_time":false,"id":"q1"}
+//	{"query":"...","top_k":10,"filter_expr":"...","since":"...","before":"...","context_window":1,"namespace":"...","now":"...","no_time":false,"id":"q1"}
+//	{"turn_id":"a3f2c7","context_window":1,"id":"q2"}
 //
-// Only query is required. since, before and now take RFC 3339 or a date
-// (2026-04-06). id, when given, is echoed on the output line.
+// A line with turn_id runs recall_by_id and gets the shape of `huimem get
+// --json`. The older names "filter" and "context" are still accepted.
+// since, before and now take RFC 3339, a date (2026-04-06) or, for since
+// and before, a time phrase. id, when given, is echoed on the output line.
 package batch
 
 import (
@@ -22,21 +26,22 @@ import (
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
-	"github.com/huimemory/huimemory/core/jsonl"
+	"github.com/huimemory/huimemory/core/tools"
 	"github.com/huimemory/huimemory/internal/render"
 )
 
-// Query is one input line.
+// Query is one input line, for programs that write batches.
 type Query struct {
 	ID        string `json:"id,omitempty"`
-	Query     string `json:"query"`
+	Query     string `json:"query,omitempty"`
+	TurnID    string `json:"turn_id,omitempty"`
 	TopK      int    `json:"top_k,omitempty"`
 	Namespace string `json:"namespace,omitempty"`
 	Since     string `json:"since,omitempty"`
 	Before    string `json:"before,omitempty"`
 	Now       string `json:"now,omitempty"`
-	Context   int    `json:"context,omitempty"`
-	Filter    string `json:"filter,omitempty"`
+	Context   int    `json:"context_window,omitempty"`
+	Filter    string `json:"filter_expr,omitempty"`
 	NoTime    bool   `json:"no_time,omitempty"`
 }
 
@@ -65,10 +70,11 @@ type Stats struct {
 // per query to w, in order. It stops early only when ctx is done or w
 // fails.
 func Run(ctx context.Context, e *engine.Engine, r io.Reader, w io.Writer, opts Options) (Stats, error) {
-	loc := opts.Location
-	if loc == nil {
-		loc = time.Local
-	}
+	d := tools.New(e, tools.Options{
+		AllowNamespace: true, Location: opts.Location,
+		DefaultTopK: opts.Defaults.TopK, MaxTopK: 1000,
+		DefaultContext: opts.Defaults.Context, MaxContext: 50,
+	})
 	var st Stats
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
@@ -84,18 +90,10 @@ func Run(ctx context.Context, e *engine.Engine, r io.Reader, w io.Writer, opts O
 		}
 		st.Queries++
 		out := Line{Line: n}
-		q, id, err := parse(sc.Bytes(), loc, opts.Defaults)
-		out.ID = id
-		if err == nil {
-			var res *core.Results
-			res, err = e.Recall(ctx, q)
-			if err == nil {
-				out.JSONResults = render.NewJSONResults(res)
-			}
-		}
+		var err error
+		out.ID, out.JSONResults, err = runLine(ctx, d, sc.Bytes())
 		if err != nil {
 			st.Errors++
-			out.Query = q.Text
 			out.Results = []render.JSONHit{}
 			out.Error = err.Error()
 		}
@@ -109,38 +107,39 @@ func Run(ctx context.Context, e *engine.Engine, r io.Reader, w io.Writer, opts O
 	return st, bw.Flush()
 }
 
-func parse(b []byte, loc *time.Location, d core.Query) (core.Query, string, error) {
-	var in Query
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return core.Query{}, "", fmt.Errorf("%w: bad query line: %v", core.ErrInvalid, err)
+// runLine runs one query line: recall, or recall_by_id when it has a
+// turn_id. It returns the echoed id and the results.
+func runLine(ctx context.Context, d *tools.Dispatcher, b []byte) (string, render.JSONResults, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "", render.JSONResults{}, fmt.Errorf("%w: bad query line: %v", core.ErrInvalid, err)
 	}
-	q := core.Query{
-		Text: in.Query, TopK: in.TopK, Namespace: in.Namespace, Context: in.Context,
-		Filter: in.Filter, NoTime: in.NoTime,
-	}
-	if q.TopK == 0 {
-		q.TopK = d.TopK
-	}
-	if q.Context == 0 {
-		q.Context = d.Context
-	}
-	if q.Text == "" {
-		return q, in.ID, fmt.Errorf("%w: missing query", core.ErrInvalid)
-	}
-	for _, f := range []struct {
-		name, val string
-		dst       *time.Time
-	}{{"since", in.Since, &q.Since}, {"before", in.Before, &q.Before}, {"now", in.Now, &q.Now}} {
-		if f.val == "" {
-			continue
+	var id string
+	if raw, ok := m["id"]; ok {
+		if err := json.Unmarshal(raw, &id); err != nil {
+			return "", render.JSONResults{}, fmt.Errorf("%w: id must be a string", core.ErrInvalid)
 		}
-		t, err := jsonl.ParseTime(f.val, loc)
+		delete(m, "id")
+	}
+	rest, _ := json.Marshal(m)
+	if _, ok := m["turn_id"]; ok {
+		req, err := tools.DecodeByID(rest, tools.DialectAPI, true)
 		if err != nil {
-			return q, in.ID, fmt.Errorf("%w: %s: %v", core.ErrInvalid, f.name, err)
+			return id, render.JSONResults{Query: req.TurnID}, err
 		}
-		*f.dst = t
+		hits, err := d.ByID(ctx, req)
+		if err != nil {
+			return id, render.JSONResults{Query: req.TurnID}, err
+		}
+		return id, render.JSONResults{Query: req.TurnID, Results: render.NewJSONHits(hits)}, nil
 	}
-	return q, in.ID, nil
+	req, err := tools.DecodeRecall(rest, tools.DialectAPI, true)
+	if err != nil {
+		return id, render.JSONResults{Query: req.Query}, err
+	}
+	res, err := d.Recall(ctx, req)
+	if err != nil {
+		return id, render.JSONResults{Query: req.Query}, err
+	}
+	return id, render.NewJSONResults(res), nil
 }

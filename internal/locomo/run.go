@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
@@ -26,6 +27,13 @@ type Options struct {
 	NoTime bool
 	// WorkDir receives the generated JSONL files.
 	WorkDir string
+	// Prefix is pasted in front of every question, to measure polluted
+	// queries (see [SystemPrompt]).
+	Prefix string
+	// OffTopic, when positive, also asks that many generated off-topic
+	// questions of each conversation (see [OffTopic]) and reports how
+	// often recall returned nothing.
+	OffTopic int
 }
 
 // Report is the result of an evaluation.
@@ -48,6 +56,10 @@ type Report struct {
 	PerQuestion   []Result    `json:"questions_detail,omitempty"`
 	EmbedderInfo  string      `json:"embedder"`
 	RetrieverTopK int         `json:"top_k"`
+	// OffTopic is the number of off-topic questions asked and OffTopicEmpty
+	// the share of them for which recall returned nothing.
+	OffTopic      int     `json:"off_topic,omitempty"`
+	OffTopicEmpty float64 `json:"off_topic_empty,omitempty"`
 }
 
 // Result is one question's outcome, so that failures can be read.
@@ -79,8 +91,9 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 	start := time.Now()
 	var queries bytes.Buffer
 	type meta struct {
-		sample string
-		q      Question
+		sample   string
+		q        Question
+		offTopic bool
 	}
 	var metas []meta
 	for i := range samples {
@@ -94,12 +107,25 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 		if _, err := e.IngestFile(ctx, path, engine.FileOptions{}); err != nil {
 			return nil, fmt.Errorf("ingesting %s: %w", s.ID, err)
 		}
-		for _, q := range s.Questions {
+		add := func(text string, m meta) {
 			line, _ := json.Marshal(batch.Query{
-				Query: q.Text, TopK: maxK, Namespace: s.ID, Now: s.Now().Format(time.RFC3339), NoTime: opts.NoTime,
+				Query: opts.Prefix + text, TopK: maxK, Namespace: s.ID, Now: s.Now().Format(time.RFC3339), NoTime: opts.NoTime,
 			})
 			queries.Write(append(line, '\n'))
-			metas = append(metas, meta{s.ID, q})
+			metas = append(metas, m)
+		}
+		for _, q := range s.Questions {
+			add(q.Text, meta{sample: s.ID, q: q})
+		}
+		if opts.OffTopic > 0 {
+			var corpus strings.Builder
+			for _, m := range msgs {
+				corpus.WriteString(m.Text)
+				corpus.WriteByte('\n')
+			}
+			for _, text := range OffTopic(uint64(i+1), opts.OffTopic, corpus.String()) {
+				add(text, meta{sample: s.ID, q: Question{Text: text}, offTopic: true})
+			}
 		}
 	}
 	rep.IngestSeconds = time.Since(start).Seconds()
@@ -111,7 +137,7 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 	rep.RecallSeconds = time.Since(start).Seconds()
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	i := 0
+	i, empty := 0, 0
 	for sc.Scan() {
 		var line batch.Line
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
@@ -124,6 +150,13 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 			if h.ContextRole == core.RoleHit {
 				hitRefs = append(hitRefs, h.Refs)
 			}
+		}
+		if m.offTopic {
+			rep.OffTopic++
+			if len(hitRefs) == 0 && line.Error == "" {
+				empty++
+			}
+			continue
 		}
 		refs := Flatten(hitRefs)
 		r := Result{Sample: m.sample, Question: m.q.Text, Category: m.q.Category, Answer: m.q.Answer,
@@ -141,6 +174,12 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
+	}
+	if i != len(metas) {
+		return nil, fmt.Errorf("batch recall answered %d of %d questions", i, len(metas))
+	}
+	if rep.OffTopic > 0 {
+		rep.OffTopicEmpty = float64(empty) / float64(rep.OffTopic)
 	}
 	n := float64(len(rep.PerQuestion))
 	rep.Questions = len(rep.PerQuestion)

@@ -154,6 +154,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
+// QueryTexts makes n seeded queries from the synthetic corpus's
+// vocabulary, as the perf benchmark asks them.
+func QueryTexts(n int) []string { return queryTexts(n) }
+
 // queryTexts makes n queries from the corpus vocabulary: a few frequent and
 // topical words, in English or Chinese.
 func queryTexts(n int) []string {

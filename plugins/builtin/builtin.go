@@ -19,6 +19,7 @@ import (
 	"github.com/huimemory/huimemory/plugins/embedder/uselite"
 	"github.com/huimemory/huimemory/plugins/extractor"
 	"github.com/huimemory/huimemory/plugins/extractor/general"
+	"github.com/huimemory/huimemory/plugins/extractor/llm"
 	"github.com/huimemory/huimemory/plugins/extractor/topic"
 )
 
@@ -105,6 +106,43 @@ var extractors = map[string]extractor.Factory{
 		o.only()
 		return topic.New(), o.err(nil)
 	},
+	llm.Name: newLLM,
+}
+
+// newLLM builds the llm extractor from its options: base_url, model,
+// api_key_env (default OPENAI_API_KEY; the key is read from the
+// environment of the process that builds it), timeout, max_retries,
+// temperature (default 0; "default" leaves it to the server) and
+// response_format (json_schema or json_object).
+func newLLM(_ context.Context, options map[string]string) (extractor.Extractor, error) {
+	o := parse(KindExtractor, llm.Name, options)
+	o.only("base_url", "model", "api_key_env", "timeout", "max_retries", "temperature", "response_format")
+	cfg := llm.Config{
+		BaseURL:        o.string("base_url", ""),
+		Model:          o.string("model", ""),
+		Timeout:        o.duration("timeout", 0),
+		MaxRetries:     o.int("max_retries", 0),
+		ResponseFormat: o.string("response_format", ""),
+	}
+	switch t := strings.TrimSpace(o.string("temperature", "0")); t {
+	case "default":
+	default:
+		f, err := strconv.ParseFloat(t, 64)
+		if err != nil {
+			o.fail("temperature", "%q is not a number or \"default\"", t)
+		}
+		cfg.Temperature = &f
+	}
+	env := o.string("api_key_env", llm.DefaultAPIKeyEnv)
+	cfg.APIKey = os.Getenv(env)
+	if _, set := options["api_key_env"]; set && cfg.APIKey == "" {
+		o.fail("api_key_env", "the environment variable %s is empty", env)
+	}
+	if err := o.err(nil); err != nil {
+		return nil, err
+	}
+	x, err := llm.New(cfg)
+	return x, o.err(err)
 }
 
 // Embedder returns the constructor of the built-in embedder name. It reads
@@ -126,8 +164,10 @@ func Chunker(name string) (chunker.Factory, bool) {
 	return f, ok
 }
 
-// Extractor returns the constructor of the built-in extractor name. The
-// built-in extractors take no options; an unknown option is an error.
+// Extractor returns the constructor of the built-in extractor name.
+// general and topic take no options; llm takes base_url, model,
+// api_key_env, timeout, max_retries, temperature and response_format. An
+// unknown option is an error.
 func Extractor(name string) (extractor.Factory, bool) {
 	f, ok := extractors[name]
 	return f, ok

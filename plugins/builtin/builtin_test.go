@@ -15,7 +15,7 @@ func TestNames(t *testing.T) {
 	for kind, want := range map[string][]string{
 		builtin.KindEmbedder:  {"hash", "openai", "use-lite"},
 		builtin.KindChunker:   {"markdown", "message", "turn", "window"},
-		builtin.KindExtractor: {"general", "topic"},
+		builtin.KindExtractor: {"general", "llm", "topic"},
 		"renderer":            nil,
 	} {
 		if d := cmp.Diff(want, builtin.Names(kind)); d != "" {

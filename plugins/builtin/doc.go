@@ -4,7 +4,7 @@
 //
 //	embedders   hash, openai, use-lite   (plugins/embedder/...)
 //	chunkers    turn, message, window, markdown   (package chunkers)
-//	extractors  general, topic   (plugins/extractor/...)
+//	extractors  general, llm, topic   (plugins/extractor/...)
 //
 // plugins/host uses it to build the built-ins in process, and
 // `huimem plugin serve KIND NAME` uses it to serve one as a plugin process,

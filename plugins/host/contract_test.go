@@ -128,8 +128,9 @@ func TestBuiltinExtractors(t *testing.T) {
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
+			options := extractorOptions(t, name)
 			f, _ := builtin.Extractor(name)
-			direct, err := f(t.Context(), nil)
+			direct, err := f(t.Context(), options)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +156,7 @@ func TestBuiltinExtractors(t *testing.T) {
 			t.Run("direct", func(t *testing.T) { contract.Extractor(t, direct) })
 			t.Run("grpc", func(t *testing.T) {
 				x := dispense(t, KindExtractor, &extractor.Plugin{Config: extractor.ServeConfig{Factory: f}}).(*extractor.Client)
-				if err := x.Configure(t.Context(), nil); err != nil {
+				if err := x.Configure(t.Context(), options); err != nil {
 					t.Fatal(err)
 				}
 				contract.Extractor(t, x)
@@ -163,7 +164,7 @@ func TestBuiltinExtractors(t *testing.T) {
 			})
 			t.Run("process", func(t *testing.T) {
 				h := newHost(t, testConfig(t, func(c *core.Config) {
-					c.Extractors = []core.PluginSpec{{Name: name}}
+					c.Extractors = []core.PluginSpec{{Name: name, Options: options}}
 				}))
 				if _, ok := h.Extractors()[0].(*extractorProc); !ok {
 					t.Fatalf("the extractor is a %T, not a process", h.Extractors()[0])
@@ -253,6 +254,52 @@ func fakeOpenAI(t *testing.T, key string, dim int) *httptest.Server {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(resp)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// extractorOptions returns the options a built-in extractor is tested
+// with.
+func extractorOptions(t *testing.T, name string) map[string]string {
+	t.Helper()
+	switch name {
+	case "general", "topic":
+		return nil
+	case "llm":
+		return map[string]string{"base_url": fakeChat(t).URL, "model": "fake-chat", "max_retries": "-1"}
+	}
+	t.Fatalf("no test options for the built-in extractor %q: add them to extractorOptions", name)
+	return nil
+}
+
+// fakeChat serves the OpenAI chat completions API on the loopback
+// interface. Its answer is deterministic: one decision whose fact is the
+// first line of the turn in the user message.
+func fakeChat(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Messages) == 0 {
+			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		_, turn, _ := strings.Cut(req.Messages[len(req.Messages)-1].Content, "\nTurn:\n")
+		first, _, _ := strings.Cut(turn, "\n")
+		if r := []rune(strings.TrimSpace(first)); len(r) > 100 {
+			first = string(r[:100])
+		}
+		answer, _ := json.Marshal(map[string]any{"memories": []any{map[string]any{
+			"type": "decision", "facts": []string{first + "."}, "entities": []string{}, "topic": "contract"}}})
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "chatcmpl-contract", "object": "chat.completion", "model": "fake-chat",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": string(answer)}}},
+		})
 	}))
 	t.Cleanup(srv.Close)
 	return srv

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/engine"
+	"github.com/huimemory/huimemory/core/kernel"
+	"github.com/huimemory/huimemory/core/mcpserver"
+	"github.com/huimemory/huimemory/core/tools"
+)
+
+func (a *app) mcpCmd() *cobra.Command {
+	var ns, mode string
+	var noRemember bool
+	cmd := &cobra.Command{
+		Use:   "mcp [--namespace NS] [--no-remember]",
+		Short: "Serve recall_memory, recall_by_id and remember to an MCP host over stdio",
+		Long: `Serve HuiMemory's tools over the Model Context Protocol on stdin and stdout,
+for an MCP host (Claude Desktop, Claude Code, an IDE) that starts this command.
+
+The tools are recall_memory, recall_by_id and, unless --no-remember is given,
+remember; their schemas are those "huimem tools --format mcp" prints. Every
+call reads and writes the one namespace --namespace names (default: the
+default namespace). The server runs until the host closes stdin or sends
+SIGTERM or SIGINT, then closes the home cleanly. Stdout carries the protocol
+only; messages go to stderr.
+
+The home stays open, and so locked, while the server runs: other huimem
+commands on the same home wait for it. To share one home between several
+hosts, run "huimem serve" and point them at its /mcp endpoint instead.
+
+A host's configuration, for example Claude Desktop's:
+  {"mcpServers": {"huimemory": {"command": "huimem", "args": ["mcp", "--home", "/path/to/home"]}}}`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if ns != "" {
+				if err := core.ValidateNamespace(ns); err != nil {
+					return usagef("mcp: --namespace: %v", err)
+				}
+			}
+			e, cfg, err := a.open(cmd.Context(), engine.Options{})
+			if err != nil {
+				return err
+			}
+			d := tools.New(e, tools.Options{
+				Namespace:   ns,
+				Remember:    !noRemember,
+				DefaultTopK: min(cfg.Retriever.TopK, tools.DefaultMaxTopK),
+				Location:    cfg.Time.Location(),
+			})
+			if mode == "" {
+				mode = cfg.Mode
+			}
+			var ext []mcpserver.Extension
+			switch mode {
+			case core.ModeTakeover:
+				ext = append(ext, mcpserver.KernelTools(func(d *tools.Dispatcher) (*kernel.Kernel, error) {
+					return kernel.New(e, kernel.Options{Config: cfg.Takeover, Tools: d.Options()})
+				}))
+			case core.ModeEnhance:
+			default:
+				e.Close()
+				return usagef("mcp: --mode %q is not enhance or takeover", mode)
+			}
+			err = a.serveMCP(cmd.Context(), d, e.Home(), ext...)
+			if cerr := e.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("closing the home: %w", cerr)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&ns, "namespace", "n", "", "namespace every tool call reads and writes (default: the default namespace)")
+	cmd.Flags().BoolVar(&noRemember, "no-remember", false, "serve only the read-only tools, without remember")
+	cmd.Flags().StringVar(&mode, "mode", "", "enhance (the recall tools) or takeover (also memory_append, memory_context, memory_sessions, memory_close_session); default the config's mode")
+	return cmd
+}
+
+// serveMCP serves d over the app's stdin and stdout until the client
+// closes stdin or ctx ends (SIGTERM, SIGINT); either is a clean stop.
+func (a *app) serveMCP(ctx context.Context, d *tools.Dispatcher, home string, ext ...mcpserver.Extension) error {
+	names := make([]string, 0, 3)
+	for _, t := range d.Tools() {
+		names = append(names, t.Name)
+	}
+	ns := d.Options().Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	a.logf("huimem mcp: serving %s on stdio (home %s, namespace %s)", strings.Join(names, ", "), home, ns)
+	t := &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}}
+	err := mcpserver.New(d, "", ext...).Run(ctx, t)
+	switch {
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrClosedPipe):
+		a.logf("huimem mcp: the client closed the connection; stopping")
+		return nil
+	case ctx.Err() != nil:
+		a.logf("huimem mcp: %v; stopping", context.Cause(ctx))
+		return nil
+	}
+	return fmt.Errorf("mcp: %w", err)
+}
+
+// nopWriteCloser keeps the transport from closing the app's stdout.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,317 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/formats"
+	"github.com/huimemory/huimemory/core/store"
+)
+
+// Source statuses reported in [SourceResult.Status].
+const (
+	SourceNew       = "new"       // first ingest of this path
+	SourceChanged   = "changed"   // the path was ingested before with other content
+	SourceUnchanged = "unchanged" // same path, same content: skipped
+	SourcePruned    = "pruned"    // removed by [Engine.PruneSource]
+)
+
+// SourceOptions tune [Engine.IngestSource].
+type SourceOptions struct {
+	// Namespace is given to messages that name none.
+	Namespace string
+	// Location is used for times without an offset and Unix timestamps;
+	// nil means local time.
+	Location *time.Location
+	// Format names the file's format (see core/formats); "" detects it.
+	Format string
+}
+
+// SourceResult says what ingesting or pruning one source did.
+type SourceResult struct {
+	IngestResult
+	// Status is one of SourceNew, SourceChanged, SourceUnchanged and
+	// SourcePruned.
+	Status string `json:"status"`
+	// Format is the format the file was read in.
+	Format string `json:"format,omitempty"`
+	// Dropped is how many messages of the source's earlier content were
+	// removed because the file no longer holds them.
+	Dropped int `json:"dropped"`
+}
+
+// tracking is what a tracked ingest changes besides adding messages: the
+// messages it removes, and the source's claims on messages (see
+// core/store/sources.go).
+type tracking struct {
+	drop     map[core.MessageKey]bool
+	sessions [][2]string // (namespace, session) of the dropped messages, in order
+	claim    []core.MessageKey
+	unclaim  []core.MessageKey
+	forget   bool // prune: forget the source's hash too
+}
+
+// dropSessions returns the sessions that lose messages; src may be nil.
+func (s *source) dropSessions() [][2]string {
+	if s == nil || s.track == nil {
+		return nil
+	}
+	return s.track.sessions
+}
+
+// dropped reports whether a stored message is being removed; s may be nil.
+func (s *source) dropped(k core.MessageKey) bool {
+	return s != nil && s.track != nil && s.track.drop[k]
+}
+
+// write records the source's claims in the ingest's transaction.
+func (t *tracking) write(tx *store.Tx, src *source) error {
+	for _, k := range t.unclaim {
+		if err := tx.UnclaimMessage(src.name, k); err != nil {
+			return err
+		}
+	}
+	for _, k := range t.claim {
+		if err := tx.ClaimMessage(src.name, k); err != nil {
+			return err
+		}
+	}
+	if t.forget {
+		return tx.DeleteSourceHash(src.name)
+	}
+	return nil
+}
+
+// IngestSource ingests one file of any supported format (see core/formats)
+// and tracks it by its absolute path and content hash, so that ingesting
+// it again does only what changed:
+//
+//   - same content as last time: nothing is read or written (Status
+//     "unchanged");
+//   - changed content: in one transaction, the messages the file no longer
+//     holds are removed (unless another tracked file holds them too), the
+//     new ones added, and every touched session is re-cut into chunks with
+//     its prev/next links re-made, so there are no duplicates and no
+//     anchors pointing at removed chunks;
+//   - a file that no longer parses fails with an error naming the file and
+//     line, and the store keeps its earlier content.
+//
+// Messages that were stored before, without a tracked source (the library's
+// [Engine.Ingest], `huimem add`, or files ingested before source tracking),
+// are never removed by a re-ingest. IngestSource is safe for concurrent use;
+// writes are serialised.
+func (e *Engine) IngestSource(ctx context.Context, path string, opts SourceOptions) (SourceResult, error) {
+	res := SourceResult{IngestResult: IngestResult{Source: path}}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return res, fmt.Errorf("reading %s: %w", path, err)
+	}
+	sum := sha256.Sum256(append([]byte(opts.Namespace+"\x00"), data...))
+	digest := hex.EncodeToString(sum[:])
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return res, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var old string
+	if err := e.st.View(func(tx *store.Tx) error { old = tx.SourceHash(abs); return nil }); err != nil {
+		return res, err
+	}
+	if old == digest {
+		res.Status, res.Unchanged = SourceUnchanged, true
+		return res, nil
+	}
+	res.Status = SourceNew
+	if old != "" {
+		res.Status = SourceChanged
+	}
+	loc := opts.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	fopts := formats.Options{Namespace: opts.Namespace, Location: loc}
+	if fi, err := os.Stat(path); err == nil {
+		fopts.ModTime = fi.ModTime()
+	}
+	msgs, f, err := formats.Read(data, path, opts.Format, fopts)
+	if f != nil {
+		res.Format = f.Name
+	}
+	if err != nil {
+		return res, err
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if err := e.writable(); err != nil {
+		return res, err
+	}
+	keys := make([]core.MessageKey, len(msgs))
+	for i := range msgs {
+		keys[i] = msgs[i].Key()
+	}
+	track, err := e.planTracking(abs, keys)
+	if err != nil {
+		return res, err
+	}
+	r, err := e.applyTracking(ctx, msgs, &source{name: abs, digest: digest, track: track})
+	res.IngestResult, res.Dropped = r, len(track.drop)
+	res.Source = path
+	return res, err
+}
+
+// PruneSource removes a tracked source that was deleted: the messages only
+// it held go, in one transaction, with their sessions re-cut and re-linked,
+// and the source is forgotten. name is the path as it was ingested; it is
+// made absolute.
+func (e *Engine) PruneSource(ctx context.Context, name string) (SourceResult, error) {
+	res := SourceResult{IngestResult: IngestResult{Source: name}, Status: SourcePruned}
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return res, err
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if err := e.writable(); err != nil {
+		return res, err
+	}
+	track, err := e.planTracking(abs, nil)
+	if err != nil {
+		return res, err
+	}
+	track.forget = true
+	r, err := e.applyTracking(ctx, nil, &source{name: abs, track: track})
+	res.IngestResult, res.Dropped = r, len(track.drop)
+	res.Source = name
+	return res, err
+}
+
+// planTracking works out which messages a source's new content (keys)
+// drops and which it claims. The caller holds writeMu.
+func (e *Engine) planTracking(src string, keys []core.MessageKey) (*tracking, error) {
+	t := &tracking{drop: map[core.MessageKey]bool{}}
+	err := e.st.View(func(tx *store.Tx) error {
+		now := make(map[core.MessageKey]bool, len(keys))
+		for _, k := range keys {
+			if now[k] {
+				continue
+			}
+			now[k] = true
+			// Claim what this source adds, and what other tracked
+			// sources hold too; leave untracked messages alone.
+			if !tx.HasMessage(k) || len(tx.MessageClaimers(k)) > 0 {
+				t.claim = append(t.claim, k)
+			}
+		}
+		seen := map[[2]string]bool{}
+		for _, k := range tx.SourceMessages(src) {
+			if now[k] {
+				continue
+			}
+			t.unclaim = append(t.unclaim, k)
+			if slices.ContainsFunc(tx.MessageClaimers(k), func(s string) bool { return s != src }) {
+				continue
+			}
+			m, err := tx.StoredMessage(k)
+			if err != nil {
+				return err
+			}
+			if m == nil {
+				continue // already gone
+			}
+			t.drop[k] = true
+			if sk := [2]string{m.NS, m.Session}; !seen[sk] {
+				seen[sk] = true
+				t.sessions = append(t.sessions, sk)
+			}
+		}
+		return nil
+	})
+	return t, err
+}
+
+// applyTracking re-opens the sealed weeks of the sessions that lose
+// messages, so that their text can be re-cut, then ingests. The caller
+// holds writeMu.
+func (e *Engine) applyTracking(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
+	for _, sk := range src.track.sessions {
+		if err := e.reopenFor(sk[0], sk[1]); err != nil {
+			return IngestResult{}, fmt.Errorf("re-opening session %q to replace its messages: %w", sk[1], err)
+		}
+	}
+	return e.ingestLocked(ctx, msgs, src)
+}
+
+// removeTranscripts deletes the transcript files of sessions that a
+// replace or prune emptied. A failure leaves a stray file, not a wrong
+// store, so it is ignored.
+func removeTranscripts(root string, plans []*sessionPlan) {
+	for _, p := range plans {
+		if len(p.msgs) > 0 || p.oldSession == nil {
+			continue
+		}
+		for _, f := range append([]string{p.oldSession.File}, p.oldSession.Stale...) {
+			if f == "" {
+				continue
+			}
+			if err := os.Remove(filepath.Join(root, filepath.FromSlash(f))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+		}
+	}
+}
+
+// TrackedSource is a source the engine has ingested.
+type TrackedSource struct {
+	// Path is the absolute path the source was ingested from.
+	Path string `json:"path"`
+	// Hash is the sha256 of its namespace and content when last ingested.
+	Hash string `json:"hash"`
+}
+
+// Sources returns the tracked sources whose path is root or lies under it
+// (every source when root is ""), sorted by path.
+func (e *Engine) Sources(ctx context.Context, root string) ([]TrackedSource, error) {
+	if root != "" {
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			return nil, err
+		}
+		root = abs
+	}
+	var out []TrackedSource
+	err := e.st.View(func(tx *store.Tx) error {
+		for p, h := range tx.Sources() {
+			if root == "" || p == root || strings.HasPrefix(p, root+string(filepath.Separator)) {
+				out = append(out, TrackedSource{Path: p, Hash: h})
+			}
+		}
+		return nil
+	})
+	slices.SortFunc(out, func(a, b TrackedSource) int { return strings.Compare(a.Path, b.Path) })
+	return out, err
+}
+
+// MissingSources returns the tracked sources under root whose file no
+// longer exists: candidates for [Engine.PruneSource].
+func (e *Engine) MissingSources(ctx context.Context, root string) ([]TrackedSource, error) {
+	all, err := e.Sources(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	var out []TrackedSource
+	for _, s := range all {
+		if _, err := os.Stat(s.Path); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
