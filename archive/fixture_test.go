@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/huimemory/huimemory/core"
@@ -49,9 +51,9 @@ func fixtureSessions() map[string][]core.Message {
 func writeFixture(t *testing.T) {
 	os.RemoveAll(fixtureDir)
 	for session, msgs := range fixtureSessions() {
-		rel := strings.TrimPrefix(SessionFile("", session, msgs[0].Time), "2026-W16/")
+		rel := strings.TrimPrefix(transcript.SessionFile("", session, msgs[0].Time), "2026-W16/")
 		var buf bytes.Buffer
-		if err := Render(&buf, "", session, msgs); err != nil {
+		if err := transcript.Render(&buf, "", session, msgs); err != nil {
 			t.Fatal(err)
 		}
 		writeTree(t, fixtureDir, map[string]string{rel: buf.String()})
@@ -89,9 +91,9 @@ func TestReadVersion1Fixture(t *testing.T) {
 	// The folder is what Render makes today: the transcript format has
 	// not drifted either.
 	for session, msgs := range fixtureSessions() {
-		rel := strings.TrimPrefix(SessionFile("", session, msgs[0].Time), "2026-W16/")
+		rel := strings.TrimPrefix(transcript.SessionFile("", session, msgs[0].Time), "2026-W16/")
 		var buf bytes.Buffer
-		Render(&buf, "", session, msgs)
+		transcript.Render(&buf, "", session, msgs)
 		if want[rel] != buf.String() {
 			t.Errorf("%s no longer renders as in the fixture", rel)
 		}

@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/huimemory/huimemory/timeparse"
 
 	"github.com/huimemory/huimemory/core"
@@ -170,5 +172,5 @@ func ValidPath(p string) bool {
 // ArchiveFile returns the path, relative to the sessions root, of a
 // namespace's sealed week: "2026-W15.tar.zst" or "@alice/2026-W15.tar.zst".
 func ArchiveFile(namespace, week string) string {
-	return SessionDir(namespace, week) + Ext
+	return transcript.SessionDir(namespace, week) + Ext
 }

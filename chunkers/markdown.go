@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/huimemory/huimemory/core"
 )
 
@@ -44,7 +45,7 @@ type mdSection struct {
 }
 
 // Chunk returns one span per heading section of each message. It fails
-// when the messages' line numbers do not follow [archive.Layout].
+// when the messages' line numbers do not follow [transcript.Layout].
 func (Markdown) Chunk(ctx context.Context, msgs []core.SessionMessage) ([]core.Span, error) {
 	var (
 		spans  []core.Span
@@ -99,7 +100,7 @@ func (Markdown) Chunk(ctx context.Context, msgs []core.SessionMessage) ([]core.S
 			spans = append(spans, span(msgs, i, i+1))
 			continue
 		}
-		header := archive.MessageHeader(&m.Message)
+		header := transcript.MessageHeader(&m.Message)
 		withHeader := true // the next section starts on the header line
 		if pre := lastText(0, secs[0].line); pre >= 0 {
 			spans = append(spans, core.Span{From: i, To: i + 1, LineStart: m.HeaderLine, LineEnd: m.TextStart + pre,

@@ -77,7 +77,7 @@ func TestMarkdown(t *testing.T) {
 			if diff := cmp.Diff(tt.want, positions(spans)); diff != "" {
 				t.Errorf("spans (-want +got):\n%s", diff)
 			}
-			checkRules(t, spans, sms, transcript(t, tt.msgs))
+			checkRules(t, spans, sms, renderLines(t, tt.msgs))
 		})
 	}
 }
@@ -131,7 +131,7 @@ func TestMarkdownLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRules(t, spans, sms, transcript(t, msgs))
+	checkRules(t, spans, sms, renderLines(t, msgs))
 }
 
 func FuzzMarkdown(f *testing.F) {
@@ -149,7 +149,7 @@ func FuzzMarkdown(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := transcript(t, msgs)
+		tr := renderLines(t, msgs)
 		checkRules(t, spans, sms, tr)
 		for i, sp := range spans {
 			// Every chunk of a message after its first starts on a

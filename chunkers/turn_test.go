@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/archive/transcript"
 	"github.com/huimemory/huimemory/core"
 )
 
@@ -32,25 +32,25 @@ func texts(ts ...string) []core.Message {
 	return msgs
 }
 
-// layout returns msgs as a chunker sees them, placed by archive.Layout.
+// layout returns msgs as a chunker sees them, placed by transcript.Layout.
 func layout(msgs []core.Message) []core.SessionMessage {
 	counts := make([]int, len(msgs))
 	for i := range msgs {
-		counts[i] = archive.TextLines(msgs[i].Text)
+		counts[i] = transcript.TextLines(msgs[i].Text)
 	}
 	out := make([]core.SessionMessage, len(msgs))
-	for i, p := range archive.Layout(counts) {
+	for i, p := range transcript.Layout(counts) {
 		out[i] = core.SessionMessage{Message: msgs[i], HeaderLine: p.Header, TextStart: p.TextStart, TextEnd: p.TextEnd}
 	}
 	return out
 }
 
-// transcript renders msgs with archive.Render and returns the lines;
+// renderLines renders msgs with transcript.Render and returns the lines;
 // line n is lines[n-1].
-func transcript(t testing.TB, msgs []core.Message) []string {
+func renderLines(t testing.TB, msgs []core.Message) []string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := archive.Render(&buf, "", "s1", msgs); err != nil {
+	if err := transcript.Render(&buf, "", "s1", msgs); err != nil {
 		t.Fatal(err)
 	}
 	return strings.Split(buf.String(), "\n")
@@ -153,7 +153,7 @@ func TestTurn(t *testing.T) {
 			if diff := cmp.Diff(tt.want, positions(spans)); diff != "" {
 				t.Errorf("spans (-want +got):\n%s", diff)
 			}
-			checkRules(t, spans, sms, transcript(t, tt.msgs))
+			checkRules(t, spans, sms, renderLines(t, tt.msgs))
 		})
 	}
 }
@@ -169,5 +169,5 @@ func TestMessage(t *testing.T) {
 	if diff := cmp.Diff(want, positions(spans)); diff != "" {
 		t.Errorf("spans (-want +got):\n%s", diff)
 	}
-	checkRules(t, spans, sms, transcript(t, msgs))
+	checkRules(t, spans, sms, renderLines(t, msgs))
 }

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/huimemory/huimemory/core"
 )
 
@@ -19,7 +20,7 @@ const (
 )
 
 // Window slides a window of about Size characters (runes) over a session's
-// transcript, the lines its messages occupy as [archive.Render] writes
+// transcript, the lines its messages occupy as [transcript.Render] writes
 // them: each message's header line, its text lines, and the blank line
 // between two messages. A chunk may therefore span several messages, or be
 // one part of a long message.
@@ -85,7 +86,7 @@ func (w Window) params() (size, overlap int, err error) {
 }
 
 // Chunk cuts the session's transcript into overlapping windows. It fails
-// when the messages' line numbers do not follow [archive.Layout].
+// when the messages' line numbers do not follow [transcript.Layout].
 func (w Window) Chunk(ctx context.Context, msgs []core.SessionMessage) ([]core.Span, error) {
 	size, overlap, err := w.params()
 	if err != nil {
@@ -234,9 +235,9 @@ type tline struct {
 
 // lineReader walks the transcript lines of a session's messages one at a
 // time, without building the transcript: each message's header line
-// ([archive.MessageHeader]), its text lines and, between two messages, the
+// ([transcript.MessageHeader]), its text lines and, between two messages, the
 // empty separator line. It checks that the messages' line numbers follow
-// [archive.Layout]. Each line costs O(1) plus a pass over its bytes, so a
+// [transcript.Layout]. Each line costs O(1) plus a pass over its bytes, so a
 // session of any size is read in linear time.
 type lineReader struct {
 	msgs  []core.SessionMessage
@@ -270,7 +271,7 @@ func (r *lineReader) next() (tline, bool) {
 			r.err = err
 			return tline{}, false
 		}
-		h := archive.MessageHeader(&m.Message)
+		h := transcript.MessageHeader(&m.Message)
 		r.no, r.off, r.state = m.HeaderLine+1, 0, readText
 		return tline{no: m.HeaderLine, msg: r.i, off: -1, s: h, n: utf8.RuneCountInString(h), blank: isBlank(h)}, true
 	case readText:
@@ -302,7 +303,7 @@ func (r *lineReader) next() (tline, bool) {
 }
 
 // checkLayout checks that message i, whose header should sit on line want
-// (unknown for the first message), is where [archive.Layout] puts it.
+// (unknown for the first message), is where [transcript.Layout] puts it.
 func checkLayout(m *core.SessionMessage, i, want int) error {
 	switch {
 	case i == 0 && m.HeaderLine < 1:

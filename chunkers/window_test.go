@@ -81,7 +81,7 @@ func TestWindow(t *testing.T) {
 			if diff := cmp.Diff(tt.want, positions(spans)); diff != "" {
 				t.Errorf("spans (-want +got):\n%s", diff)
 			}
-			checkWindow(t, tt.w, spans, sms, transcript(t, tt.msgs))
+			checkWindow(t, tt.w, spans, sms, renderLines(t, tt.msgs))
 		})
 	}
 }
@@ -177,7 +177,7 @@ func TestWindowErrors(t *testing.T) {
 func TestWindowLarge(t *testing.T) {
 	msgs := genSession(1, 3<<20)
 	sms := layout(msgs)
-	tr := transcript(t, msgs)
+	tr := renderLines(t, msgs)
 	for _, w := range []Window{{}, {Size: 200, Overlap: 150}, {Size: 3000, Overlap: -1}} {
 		spans, err := w.Chunk(t.Context(), sms)
 		if err != nil {
@@ -260,7 +260,7 @@ func FuzzWindow(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkWindow(t, w, spans, sms, transcript(t, msgs))
+		checkWindow(t, w, spans, sms, renderLines(t, msgs))
 		again, _ := w.Chunk(t.Context(), sms)
 		if diff := cmp.Diff(spans, again); diff != "" {
 			t.Fatalf("not deterministic (-first +second):\n%s", diff)

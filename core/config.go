@@ -267,6 +267,9 @@ func (c *Config) SetDefaults() {
 	if c.Embedding.Dim == 0 && c.Embedding.Name == "hash" {
 		c.Embedding.Dim = 256
 	}
+	if c.Embedding.APIKeyEnv == "" {
+		c.Embedding.APIKeyEnv = "OPENAI_API_KEY"
+	}
 	if c.Embedding.BatchSize == 0 {
 		c.Embedding.BatchSize = 64
 	}

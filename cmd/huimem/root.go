@@ -136,6 +136,11 @@ func (a *app) loadConfig() (core.Config, error) {
 		if err != nil {
 			return core.Config{}, usageError{fmt.Errorf("config: %w", err)}
 		}
+		if data, err = translateGuideKeys(data, func(format string, args ...any) {
+			fmt.Fprintf(a.stderr, "huimem: "+format+" (%s)\n", append(args, file)...)
+		}); err != nil {
+			return core.Config{}, usageError{fmt.Errorf("%s: %v", file, err)}
+		}
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return core.Config{}, usageError{fmt.Errorf("config %s: %v", file, err)}
 		}

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/huimemory/huimemory/timeparse"
 
 	"github.com/huimemory/huimemory/archive"
@@ -155,7 +157,7 @@ func (e *Engine) autoSeal(ctx context.Context) error {
 // weekRef names one namespace's week.
 type weekRef struct{ ns, week string }
 
-func (w weekRef) dir() string { return archive.SessionDir(w.ns, w.week) }
+func (w weekRef) dir() string { return transcript.SessionDir(w.ns, w.week) }
 
 func (e *Engine) sealLocked(ctx context.Context, opts SealOptions, auto bool) ([]WeekInfo, error) {
 	now := opts.Now
@@ -706,7 +708,7 @@ func (e *Engine) weekCache() *archive.Cache {
 // position of each sealed message.
 type sealedView struct {
 	lines []string
-	pos   map[uint64]archive.Position
+	pos   map[uint64]transcript.Position
 	size  int
 }
 
@@ -753,8 +755,8 @@ func (e *Engine) sealedView(tx *store.Tx, ns, session string) (*sealedView, erro
 	if err != nil {
 		return nil, err
 	}
-	v := &sealedView{lines: strings.Split(string(data), "\n"), pos: make(map[uint64]archive.Position, len(seqs))}
-	for i, p := range archive.Layout(counts) {
+	v := &sealedView{lines: strings.Split(string(data), "\n"), pos: make(map[uint64]transcript.Position, len(seqs))}
+	for i, p := range transcript.Layout(counts) {
 		if p.TextEnd > len(v.lines) || !strings.HasPrefix(v.lines[p.Header-1], "### ") {
 			return nil, fmt.Errorf("%s in %s does not match the store", rec.File, arch)
 		}

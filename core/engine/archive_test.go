@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/huimemory/huimemory/archive"
@@ -192,7 +194,7 @@ func checkChunkLines(t testing.TB, e *Engine, files map[string]string) int {
 			}
 			var parts []string
 			for i := range chunk.Messages {
-				parts = append(parts, archive.MessageHeader(&chunk.Messages[i])+"\n"+chunk.Messages[i].Text)
+				parts = append(parts, transcript.MessageHeader(&chunk.Messages[i])+"\n"+chunk.Messages[i].Text)
 			}
 			want := strings.Join(parts, "\n\n")
 			if got := strings.Join(lines[c.LineStart-1:c.LineEnd], "\n"); got != want {

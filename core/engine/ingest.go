@@ -13,7 +13,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/jsonl"
 	"github.com/huimemory/huimemory/core/store"
@@ -131,7 +132,7 @@ type planMsg struct {
 	ref   store.MsgRef
 	key   core.MessageKey
 	lines int
-	pos   archive.Position
+	pos   transcript.Position
 }
 
 type plannedChunk struct {
@@ -172,7 +173,7 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 				continue
 			}
 			seen[k] = true
-			nm := &newMsg{msg: msgs[i], key: k, seq: baseSeq + uint64(len(fresh)) + 1, lines: archive.TextLines(msgs[i].Text)}
+			nm := &newMsg{msg: msgs[i], key: k, seq: baseSeq + uint64(len(fresh)) + 1, lines: transcript.TextLines(msgs[i].Text)}
 			fresh = append(fresh, nm)
 			sk := [2]string{msgs[i].Namespace, msgs[i].Session}
 			if bySession[sk] == nil {
@@ -348,11 +349,11 @@ func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg, 
 	for i := range p.msgs {
 		lines[i] = p.msgs[i].lines
 	}
-	for i, pos := range archive.Layout(lines) {
+	for i, pos := range transcript.Layout(lines) {
 		p.msgs[i].pos = pos
 	}
 	if len(p.msgs) > 0 { // issue 13: a replace may empty a session
-		p.file = archive.SessionFile(ns, session, p.msgs[0].Time)
+		p.file = transcript.SessionFile(ns, session, p.msgs[0].Time)
 	}
 	p.oldIDs = tx.SessionChunkIDs(ns, session)
 	for _, id := range p.oldIDs {

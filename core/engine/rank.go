@@ -102,6 +102,12 @@ func (r *relevance) of(e *Engine, tx *store.Tx, c *store.Chunk) (float64, error)
 	return min(sum/r.total, 1), nil
 }
 
+// hitFloorShare is the share of the floor that each hit must reach once the
+// query's best hit has reached the whole floor: the floor decides whether a
+// query found anything at all, and a lower bar then admits the weaker hits
+// that multi-part questions need.
+var hitFloorShare = 0.0
+
 // withRelevance sets the relevance of the candidates, best first, and
 // keeps the first k whose relevance reaches the floor. Without query text
 // every candidate has relevance 1.
@@ -117,6 +123,8 @@ func (e *Engine) withRelevance(ctx context.Context, ix *index.Index, text string
 		return nil, err
 	}
 	kept := cands[:0]
+	best := 0.0
+	hitFloor := floor * hitFloorShare
 	err = e.st.View(func(tx *store.Tx) error {
 		for _, c := range cands {
 			if len(kept) == k {
@@ -129,12 +137,16 @@ func (e *Engine) withRelevance(ctx context.Context, ix *index.Index, text string
 			if c.rel, err = r.of(e, tx, sc); err != nil {
 				return err
 			}
-			if c.rel >= floor {
+			best = max(best, c.rel)
+			if c.rel >= hitFloor {
 				kept = append(kept, c)
 			}
 		}
 		return nil
 	})
+	if best < floor {
+		return nil, err
+	}
 	return kept, err
 }
 

@@ -90,7 +90,7 @@ const (
 {"session":"s1","time":"2026-11-16T09:01:00Z","role":"user","text":"and production?"}
 {"session":"s1","time":"2026-11-16T09:01:05Z","role":"assistant","text":"production uses 443 behind the load balancer"}
 `
-	transcript = "> which bread flour did we buy?\nthe T65 from the mill in Dijon\n"
+	textTranscript = "> which bread flour did we buy?\nthe T65 from the mill in Dijon\n"
 )
 
 func TestIncrementalReingest(t *testing.T) {
@@ -103,7 +103,7 @@ func TestIncrementalReingest(t *testing.T) {
 	writeFile(t, b, `{"session":"s2","time":"2026-11-17T10:00:00Z","speaker":"Ann","text":"lunch at noon?"}
 {"session":"s2","time":"2026-11-17T10:00:30Z","speaker":"Bo","text":"yes, the noodle place"}
 `)
-	writeFile(t, c, transcript)
+	writeFile(t, c, textTranscript)
 	for _, p := range []string{a, b, c} {
 		if res := ingestSource(t, e, p); res.Status != SourceNew || res.Added == 0 {
 			t.Fatalf("first ingest of %s: %+v, want new with messages", p, res)

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/store"
 )
@@ -53,7 +54,7 @@ func (e *Engine) hydrate(tx *store.Tx, c *store.Chunk) (*core.Chunk, error) {
 // lines its position spans in the session's transcript inside the week's
 // archive, read through the decompressed-week cache. The positions are
 // those of the session's sealed messages, in store order, as
-// [archive.Layout] places them; messages that arrived after the seal are
+// [transcript.Layout] places them; messages that arrived after the seal are
 // not sealed and do not count. Safe for concurrent use.
 func (e *Engine) sealedText(tx *store.Tx, m *store.Message) (string, error) {
 	v, err := e.sealedView(tx, m.NS, m.Session)
@@ -184,7 +185,7 @@ func (e *Engine) renderTranscript(ns, session string) (*store.Session, []byte, b
 		return nil, nil, false, err
 	}
 	var buf bytes.Buffer
-	if err := archive.Render(&buf, ns, session, msgs); err != nil {
+	if err := transcript.Render(&buf, ns, session, msgs); err != nil {
 		return nil, nil, false, err
 	}
 	return sess, buf.Bytes(), sealed, nil

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/huimemory/huimemory/archive"
 	"github.com/huimemory/huimemory/core"
 )
 
@@ -103,7 +104,7 @@ func TestGolden(t *testing.T) {
 }
 
 // TestMarkdownRoundTrip renders the messages read from a transcript with
-// archive.Render and gets the fixture back byte for byte.
+// transcript.Render and gets the fixture back byte for byte.
 func TestMarkdownRoundTrip(t *testing.T) {
 	path := filepath.Join("testdata", "markdown", "chat_deploy-bug.md")
 	want, err := os.ReadFile(path)
@@ -115,7 +116,7 @@ func TestMarkdownRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := archive.Render(&buf, "", "deploy-bug", msgs); err != nil {
+	if err := transcript.Render(&buf, "", "deploy-bug", msgs); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(string(want), buf.String()); diff != "" {

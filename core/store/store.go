@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -57,6 +58,9 @@ const (
 
 // Store is the bbolt-backed source of truth. It is safe for concurrent use.
 type Store struct {
+	// mu guards db against the swap in [Store.Compact] (issue 16): every
+	// transaction holds it for reading.
+	mu   sync.RWMutex
 	db   *bolt.DB
 	path string
 }
@@ -67,7 +71,7 @@ func Open(path string, lockWait time.Duration) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(path), err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	db, err := openBolt(path, &bolt.Options{Timeout: lockWait, NoFreelistSync: true, FreelistType: bolt.FreelistMapType}) // issue 16: see compact.go
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("opening store %s: %w", path, core.ErrLocked)
 	}
@@ -98,7 +102,11 @@ func Open(path string, lockWait time.Duration) (*Store, error) {
 }
 
 // Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.mu.Lock() // issue 16
+	defer s.mu.Unlock()
+	return s.db.Close()
+}
 
 // Path returns the store's file path.
 func (s *Store) Path() string { return s.path }
@@ -114,12 +122,16 @@ func (s *Store) Size() int64 {
 
 // View runs fn in a read-only transaction.
 func (s *Store) View(fn func(*Tx) error) error {
+	s.mu.RLock() // issue 16
+	defer s.mu.RUnlock()
 	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
 }
 
 // Update runs fn in a read-write transaction, committed if fn returns nil
 // and rolled back otherwise.
 func (s *Store) Update(fn func(*Tx) error) error {
+	s.mu.RLock() // issue 16
+	defer s.mu.RUnlock()
 	return s.db.Update(func(tx *bolt.Tx) error {
 		t := &Tx{tx: tx}
 		if err := fn(t); err != nil {

@@ -6,6 +6,8 @@ import (
 	"testing"
 )
 
+// TestDotMatchesGeneric checks Dot, whichever kernel this CPU runs, against
+// the Go loop; dot_amd64_test.go checks the assembly kernel directly.
 func TestDotMatchesGeneric(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n <= 300; n++ {

@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/huimemory/huimemory/core"
 )
 
@@ -73,7 +74,7 @@ func Lines(c *core.Chunk) []Line {
 				out = append(out, Line{n, ""})
 				n++
 			}
-			out = append(out, Line{n, archive.MessageHeader(&c.Messages[i])})
+			out = append(out, Line{n, transcript.MessageHeader(&c.Messages[i])})
 			n++
 			for _, t := range strings.Split(c.Messages[i].Text, "\n") {
 				out = append(out, Line{n, t})

@@ -98,5 +98,5 @@ func ExampleEmbedderOptions() {
 	cfg.SetDefaults()
 	// The map the built-in receives, in process or in its Configure call.
 	fmt.Println(builtin.EmbedderOptions(cfg.Embedding))
-	// Output: map[base_url:http://localhost:11434 batch_size:64 max_retries:2 model:nomic-embed-text]
+	// Output: map[api_key_env:OPENAI_API_KEY base_url:http://localhost:11434 batch_size:64 max_retries:2 model:nomic-embed-text]
 }

@@ -556,47 +556,44 @@ func parseEmbedding(raw json.RawMessage) ([]float32, error) {
 	return parseFloats(raw)
 }
 
-// parseFloats reads a JSON array of numbers without allocating for each.
+// parseFloats reads a JSON array of numbers as float32s: each must be a
+// number (not a string) that fits a float32.
 func parseFloats(raw []byte) ([]float32, error) {
-	v := make([]float32, 0, len(raw)/8)
-	i := 1 // after '['
-	skip := func() {
-		for i < len(raw) && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r') {
-			i++
+	var fs []float64
+	if err := json.Unmarshal(raw, &fs); err == nil {
+		v := make([]float32, len(fs))
+		ok := true
+		for i, f := range fs {
+			if math.Abs(f) > math.MaxFloat32 {
+				ok = false // the slow path below names the value as written
+				break
+			}
+			v[i] = float32(f)
 		}
-	}
-	skip()
-	if i < len(raw) && raw[i] == ']' {
-		return checkEmpty(v)
-	}
-	for {
-		skip()
-		j := i
-		for j < len(raw) && raw[j] != ',' && raw[j] != ']' && raw[j] != ' ' && raw[j] != '\n' && raw[j] != '\t' && raw[j] != '\r' {
-			j++
-		}
-		tok := raw[i:j]
-		f, err := strconv.ParseFloat(string(tok), 32)
-		if err != nil && !errors.Is(err, strconv.ErrRange) || len(tok) == 0 || tok[0] == '"' {
-			return nil, fmt.Errorf("is not an array of numbers: %.60s", raw)
-		}
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("has value %.40s at position %d, not a finite float32", tok, len(v))
-		}
-		v = append(v, float32(f))
-		i = j
-		skip()
-		if i >= len(raw) {
-			return nil, fmt.Errorf("is not an array of numbers: %.60s", raw)
-		}
-		if raw[i] == ']' {
+		if ok {
 			return checkEmpty(v)
 		}
-		if raw[i] != ',' {
+	}
+	// Say which element is wrong.
+	var nums []json.RawMessage
+	if err := json.Unmarshal(raw, &nums); err != nil {
+		return nil, fmt.Errorf("is not an array of numbers: %.60s", raw)
+	}
+	v := make([]float32, len(nums))
+	for i, n := range nums {
+		var f float64
+		if err := json.Unmarshal(n, &f); err != nil {
+			if len(n) > 0 && (n[0] == '-' || n[0] >= '0' && n[0] <= '9') {
+				return nil, fmt.Errorf("has value %.40s at position %d, not a finite float32", n, i)
+			}
 			return nil, fmt.Errorf("is not an array of numbers: %.60s", raw)
 		}
-		i++
+		if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > math.MaxFloat32 {
+			return nil, fmt.Errorf("has value %.40s at position %d, not a finite float32", n, i)
+		}
+		v[i] = float32(f)
 	}
+	return checkEmpty(v)
 }
 
 func checkEmpty(v []float32) ([]float32, error) {

@@ -8,8 +8,9 @@ import (
 	"github.com/huimemory/huimemory/plugins/embedder/uselite"
 )
 
-// Load the weights that scripts/fetch-models.sh downloaded and embed two
-// sentences. (Not run as a test: it needs the weights.)
+// Load the weights that `huimem models pull use-lite` (or
+// scripts/fetch-models.sh, which scripts/test.sh runs) installed, and
+// embed two sentences.
 func ExampleLoad() {
 	m, err := uselite.Load(uselite.DefaultDir())
 	if err != nil {
@@ -23,5 +24,6 @@ func ExampleLoad() {
 	for i := range vecs[0] {
 		cos += vecs[0][i] * vecs[1][i] // the vectors have unit length
 	}
-	fmt.Printf("%d dimensions, cosine %.3f\n", len(vecs[0]), cos)
+	fmt.Printf("%d dimensions, cosine %.2f\n", len(vecs[0]), cos)
+	// Output: 512 dimensions, cosine 0.65
 }

@@ -6,7 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/huimemory/huimemory/core"
 )
 
@@ -209,7 +210,7 @@ func sentences(c *core.Chunk) []string {
 	}
 	headers := make(map[string]bool, len(c.Messages))
 	for i := range c.Messages {
-		headers[archive.MessageHeader(&c.Messages[i])] = true
+		headers[transcript.MessageHeader(&c.Messages[i])] = true
 	}
 	for line := range strings.SplitSeq(c.Text, "\n") {
 		if !headers[line] {

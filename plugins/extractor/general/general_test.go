@@ -10,9 +10,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/huimemory/huimemory/archive"
 	"github.com/huimemory/huimemory/core"
 )
 
@@ -118,7 +119,7 @@ func TestExtract(t *testing.T) {
 func TestExtractText(t *testing.T) {
 	c := chunk("I prefer tea.", "Noted, Alice.")
 	c.Messages[0].Speaker = "Alice"
-	c.Text = archive.MessageHeader(&c.Messages[0]) + "\nI prefer tea.\n\n" + archive.MessageHeader(&c.Messages[1]) + "\nNoted, Alice."
+	c.Text = transcript.MessageHeader(&c.Messages[0]) + "\nI prefer tea.\n\n" + transcript.MessageHeader(&c.Messages[1]) + "\nNoted, Alice."
 	got, err := New().Extract(t.Context(), c)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/huimemory/huimemory/core"
 )
 
@@ -73,7 +74,7 @@ func chunkText(c *core.Chunk) string {
 	}
 	headers := make(map[string]bool, len(c.Messages))
 	for i := range c.Messages {
-		headers[archive.MessageHeader(&c.Messages[i])] = true
+		headers[transcript.MessageHeader(&c.Messages[i])] = true
 	}
 	for line := range strings.SplitSeq(c.Text, "\n") {
 		if !headers[line] {

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/huimemory/huimemory/archive/transcript"
+
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/huimemory/huimemory/archive"
 	"github.com/huimemory/huimemory/core"
 )
 
@@ -67,8 +68,8 @@ func TestExtract(t *testing.T) {
 	}
 	// Cut out of its messages: the header lines, which name Kafka twice,
 	// do not count.
-	c.Text = archive.MessageHeader(&c.Messages[0]) + "\n" + c.Messages[0].Text + "\n\n" +
-		archive.MessageHeader(&c.Messages[1]) + "\n" + c.Messages[1].Text + "\nKafka"
+	c.Text = transcript.MessageHeader(&c.Messages[0]) + "\n" + c.Messages[0].Text + "\n\n" +
+		transcript.MessageHeader(&c.Messages[1]) + "\n" + c.Messages[1].Text + "\nKafka"
 	got, err = New().Extract(t.Context(), c)
 	if err != nil {
 		t.Fatal(err)

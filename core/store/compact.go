@@ -1,0 +1,236 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Compaction (issue 16: forget). bbolt never returns freed pages to the
+// file system and never zeroes them: a deleted message's text stays in
+// the file, on a free page, until the page happens to be reused.
+// [Store.Compact] copies the live data into a new file and swaps it in:
+//
+//  1. Wait until no transaction of this Store is running, and hold every
+//     new one back (they wait; none fails).
+//  2. Copy every bucket into <store>.compact with bbolt's Compact. The new
+//     file stays open, and locked, from here on.
+//  3. Check that every bucket holds as many keys as before, and flush the
+//     new file.
+//  4. Rename it over the store and flush the folder: the swap is atomic,
+//     and a crash leaves either the old file or the complete new one.
+//  5. Overwrite the old file's bytes with zeros and truncate it (through
+//     a descriptor opened before the rename, so the path is never
+//     touched), then close it. This scrubs the old blocks where the file
+//     system overwrites in place; on copy-on-write file systems and SSDs
+//     the old blocks are only released, as with any deleted file.
+//
+// A crash before step 4 leaves a stray <store>.compact, which the next
+// Compact removes; it never holds data the store does not.
+//
+// Another process that opened the store's path before the rename and was
+// waiting for the lock would get the old, unlinked file once this Store
+// lets it go. [Open] therefore checks, once it holds the lock, that the
+// file it locked is still the one at the path, and opens the path again
+// if it is not (see openBolt).
+
+// compactSuffix names the temporary file of a compaction.
+const compactSuffix = ".compact"
+
+// CompactStats says what [Store.Compact] did.
+type CompactStats struct {
+	// Before and After are the store file's size in bytes.
+	Before int64 `json:"before"`
+	After  int64 `json:"after"`
+	// Scrubbed is set when the old file's bytes were overwritten with
+	// zeros before it was released.
+	Scrubbed bool `json:"scrubbed"`
+}
+
+// Compact rewrites the store into a new file that holds only live data,
+// swaps it in atomically and scrubs the old file (see the comment at the
+// top of compact.go). Transactions of this Store wait while it runs;
+// the caller must not hold one, or Compact waits for ever (it gives up
+// when ctx ends). It is safe to call while other goroutines use the
+// Store.
+func (s *Store) Compact(ctx context.Context) (CompactStats, error) {
+	if err := s.lockAll(ctx); err != nil {
+		return CompactStats{}, fmt.Errorf("compacting store %s: %w", s.path, err)
+	}
+	defer s.mu.Unlock()
+	st := CompactStats{Before: fileSize(s.path)}
+	tmp := s.path + compactSuffix
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return st, fmt.Errorf("compacting store: removing %s: %w", tmp, err)
+	}
+	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{
+		Timeout: time.Second, NoFreelistSync: s.db.NoFreelistSync, FreelistType: s.db.FreelistType,
+	})
+	if err != nil {
+		return st, fmt.Errorf("compacting store: creating %s: %w", tmp, err)
+	}
+	fail := func(err error) (CompactStats, error) {
+		dst.Close()
+		os.Remove(tmp)
+		return st, fmt.Errorf("compacting store %s: %w", s.path, err)
+	}
+	if err := bolt.Compact(dst, s.db, 64<<20); err != nil {
+		return fail(err)
+	}
+	if err := sameKeys(s.db, dst); err != nil {
+		return fail(err)
+	}
+	if err := dst.Sync(); err != nil {
+		return fail(err)
+	}
+	old, err := os.OpenFile(s.path, os.O_RDWR, 0)
+	if err != nil {
+		return fail(err)
+	}
+	defer old.Close()
+	if err := os.Rename(tmp, s.path); err != nil {
+		return fail(err)
+	}
+	// From here on the new file is the store.
+	syncErr := syncDir(filepath.Dir(s.path))
+	st.Scrubbed = scrub(old) == nil
+	s.db.Close()
+	s.db = dst
+	st.After = fileSize(s.path)
+	if syncErr != nil {
+		return st, fmt.Errorf("compacting store: flushing %s: %w", filepath.Dir(s.path), syncErr)
+	}
+	return st, nil
+}
+
+// lockAll takes s.mu for writing. It polls rather than blocks, so that a
+// goroutine that nests read transactions is never stuck behind it.
+func (s *Store) lockAll(ctx context.Context) error {
+	wait := 50 * time.Microsecond
+	for !s.mu.TryLock() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Millisecond)
+	}
+	return nil
+}
+
+// sameKeys checks that every top-level bucket of b holds as many keys as
+// in a.
+func sameKeys(a, b *bolt.DB) error {
+	counts := func(db *bolt.DB) (map[string]int, error) {
+		out := map[string]int{}
+		err := db.View(func(tx *bolt.Tx) error {
+			return tx.ForEach(func(name []byte, bk *bolt.Bucket) error {
+				out[string(name)] = bk.Stats().KeyN
+				return nil
+			})
+		})
+		return out, err
+	}
+	ca, err := counts(a)
+	if err != nil {
+		return err
+	}
+	cb, err := counts(b)
+	if err != nil {
+		return err
+	}
+	if len(ca) != len(cb) {
+		return fmt.Errorf("the copy has %d buckets, the store %d", len(cb), len(ca))
+	}
+	for name, n := range ca {
+		if cb[name] != n {
+			return fmt.Errorf("bucket %s: the copy holds %d keys, the store %d", name, cb[name], n)
+		}
+	}
+	return nil
+}
+
+// scrub overwrites f with zeros, flushes it and truncates it.
+func scrub(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	zeros := make([]byte, 1<<20)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	for left := fi.Size(); left > 0; {
+		n := int64(len(zeros))
+		if left < n {
+			n = left
+		}
+		if _, err := f.Write(zeros[:n]); err != nil {
+			return err
+		}
+		left -= n
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// openBolt opens the bbolt file at path and checks, once it holds the
+// lock, that the file it locked is still the one at path: a
+// [Store.Compact] in another process may have renamed a new file over it
+// while this one waited. It then opens the path again.
+func openBolt(path string, opts *bolt.Options) (*bolt.DB, error) {
+	o := *opts
+	for attempt := 0; ; attempt++ {
+		var f *os.File
+		o.OpenFile = func(name string, flag int, mode os.FileMode) (*os.File, error) {
+			var err error
+			f, err = os.OpenFile(name, flag, mode)
+			return f, err
+		}
+		db, err := bolt.Open(path, 0o600, &o)
+		if err != nil {
+			return nil, err
+		}
+		if f == nil {
+			return db, nil
+		}
+		locked, err1 := f.Stat()
+		now, err2 := os.Stat(path)
+		if err1 != nil || err2 != nil || os.SameFile(locked, now) {
+			return db, nil
+		}
+		db.Close()
+		if attempt == 3 {
+			return nil, fmt.Errorf("%s was replaced by another file %d times while waiting for its lock", path, attempt+1)
+		}
+	}
+}
+
+func fileSize(p string) int64 {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// syncDir flushes a folder's entries.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
