@@ -172,10 +172,10 @@ type RetrieverConfig struct {
 	// matches in its other messages, in BM25; 0 ignores the assistant's
 	// words. Nil means the default, [DefaultReplyBoost].
 	ReplyBoost *float64 `mapstructure:"reply_boost" json:"reply_boost" yaml:"reply_boost"`
-	// MinRelevance drops hits whose absolute relevance (see
-	// [Hit.Relevance]) is below it, so that a query about nothing in the
-	// memory returns nothing; 0 keeps every hit. Nil means the default,
-	// [DefaultMinRelevance].
+	// MinRelevance is the "nothing found" floor: when no hit's absolute
+	// relevance (see [Hit.Relevance]) reaches it, recall returns no hits,
+	// so that a query about nothing in the memory finds nothing; 0 turns
+	// the floor off. Nil means the default, [DefaultMinRelevance].
 	MinRelevance *float64 `mapstructure:"min_relevance" json:"min_relevance" yaml:"min_relevance"`
 	// SessionBoost adds session-level evidence to score fusion: each
 	// candidate gains SessionBoost times its session's share of the pool's
@@ -233,7 +233,7 @@ const (
 	// DefaultReplyBoost is the default of RetrieverConfig.ReplyBoost.
 	DefaultReplyBoost = 0.3
 	// DefaultMinRelevance is the default of RetrieverConfig.MinRelevance.
-	DefaultMinRelevance = 0.0
+	DefaultMinRelevance = 0.3
 	// DefaultSessionBoost is the default of RetrieverConfig.SessionBoost.
 	DefaultSessionBoost = 0.4
 )

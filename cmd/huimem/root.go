@@ -94,6 +94,8 @@ links, so an LLM can walk a conversation with recall_by_id.`,
 		a.toolsCmd(),
 		a.mcpCmd(),
 		a.modelsCmd(),
+		a.forgetCmd(),
+		a.exportCmd(),
 	)
 	return root
 }

@@ -66,17 +66,22 @@ the server down gracefully.`,
 			if err := server.CheckAddr(cfg.Server); err != nil {
 				return err
 			}
-			srv, err := server.New(e, server.Options{
-				Config:  cfg.Server,
-				Tools:   tools.Options{Remember: true, DefaultTopK: cfg.Retriever.TopK, DefaultContext: cfg.Retriever.ContextWindow},
+			opts := server.Options{
+				Config: cfg.Server,
+				Tools: tools.Options{Remember: true, DefaultTopK: cfg.Retriever.TopK, DefaultContext: cfg.Retriever.ContextWindow,
+					Location: cfg.Time.Location()},
 				Version: version(),
 				Logf:    a.logf,
-			})
+			}
+			if cfg.Mode == core.ModeTakeover {
+				opts.Takeover = &cfg.Takeover
+			}
+			srv, err := server.New(e, opts)
 			if err != nil {
 				return err
 			}
-			a.mountMCP(srv, cfg.Server.MaxBodyMB)
-			if err := mountTakeover(srv, e, cfg); err != nil {
+			a.mountMCP(srv, cfg)
+			if err := mountTakeover(srv, cfg); err != nil {
 				return err
 			}
 			ln, err := srv.Listen()
@@ -99,14 +104,14 @@ the server down gracefully.`,
 
 // mountTakeover mounts the memory proxy at /v1/chat/completions, behind
 // the server's tokens, when the mode is takeover.
-func mountTakeover(srv *server.Server, e *engine.Engine, cfg core.Config) error {
+func mountTakeover(srv *server.Server, cfg core.Config) error {
 	if cfg.Mode != core.ModeTakeover {
 		return nil
 	}
-	h, err := proxy.New(e, proxy.Options{
+	h, err := proxy.New(srv.Memory(), proxy.Options{
 		Config:    cfg.Takeover,
 		APIKey:    os.Getenv(cfg.Takeover.APIKeyEnv),
-		Tools:     tools.Options{DefaultTopK: cfg.Retriever.TopK, DefaultContext: cfg.Retriever.ContextWindow},
+		Tools:     tools.Options{DefaultTopK: cfg.Retriever.TopK, DefaultContext: cfg.Retriever.ContextWindow, Location: cfg.Time.Location()},
 		MaxBodyMB: cfg.Server.MaxBodyMB,
 	})
 	if err != nil {
@@ -126,13 +131,18 @@ func version() string {
 
 // mountMCP mounts MCP over streamable HTTP at /mcp, behind the server's
 // tokens: each request gets the dispatcher its token allows.
-func (a *app) mountMCP(srv *server.Server, maxBodyMB int) {
+func (a *app) mountMCP(srv *server.Server, cfg core.Config) {
+	var ext []mcpserver.Extension
+	if cfg.Mode == core.ModeTakeover {
+		ext = append(ext, mcpserver.KernelTools(srv.Kernel))
+	}
+	maxBodyMB := cfg.Server.MaxBodyMB
 	h := mcpserver.HTTPHandler(func(r *http.Request) (*tools.Dispatcher, error) {
 		if d := server.DispatcherFrom(r.Context()); d != nil {
 			return d, nil
 		}
 		return nil, mcpserver.ErrForbidden
-	})
+	}, ext...)
 	srv.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, int64(maxBodyMB)<<20)
 		h.ServeHTTP(w, r)

@@ -118,7 +118,15 @@ func (e *Engine) open(ctx context.Context, opts Options) error {
 		return err
 	}
 	// Transcripts left unwritten by a crash are written now.
-	return e.writeTranscripts(ctx)
+	if err := e.writeTranscripts(ctx); err != nil {
+		return err
+	}
+	// A forget interrupted after its messages left the store is finished
+	// now: re-seal its weeks, drop the caches, compact the store.
+	if _, _, err := e.finishForget(ctx); err != nil {
+		return fmt.Errorf("finishing an interrupted forget: %w", err)
+	}
+	return nil
 }
 
 // setParts takes the engine's parts from opts and builds the missing ones

@@ -77,9 +77,10 @@ func TestRecallFindsTheRightTurn(t *testing.T) {
 				if h.Scores.Vector < 0 || h.Scores.Vector > 1 || h.Scores.BM25 < 0 || h.Scores.BM25 > 1 {
 					t.Errorf("hit %s scores %+v outside [0,1]", h.ID, h.Scores)
 				}
-				want := round(0.6*h.Scores.Vector + 0.4*h.Scores.BM25)
+				wv, wb := core.DefaultVectorWeight, core.DefaultBM25Weight
+				want := round(wv*h.Scores.Vector + wb*h.Scores.BM25)
 				if diff := h.Score - want; diff > 1e-5 || diff < -1e-5 {
-					t.Errorf("hit %s score %v, want 0.6·%v + 0.4·%v = %v", h.ID, h.Score, h.Scores.Vector, h.Scores.BM25, want)
+					t.Errorf("hit %s score %v, want %v·%v + %v·%v = %v", h.ID, h.Score, wv, h.Scores.Vector, wb, h.Scores.BM25, want)
 				}
 			}
 			if !slices.IsSortedFunc(res.Hits, func(a, b core.Hit) int { return -cmpFloat(a.Score, b.Score) }) {

@@ -30,11 +30,12 @@ type queryPlan struct {
 	scanFrom, scanTo  time.Time
 }
 
-// planQuery resolves the time phrase in q.Text and the filter expression.
+// planQuery reduces a long q.Text to its question (see sanitizeQuery) and
+// resolves its time phrase and the filter expression.
 // An exact phrase narrows the window; a fuzzy one asks for a progressive
 // scan inside its span.
 func (e *Engine) planQuery(q core.Query) (*queryPlan, error) {
-	p := &queryPlan{text: strings.TrimSpace(q.Text), since: q.Since, before: q.Before, now: q.Now}
+	p := &queryPlan{text: sanitizeQuery(strings.TrimSpace(q.Text)), since: q.Since, before: q.Before, now: q.Now}
 	if p.now.IsZero() {
 		p.now = time.Now()
 	}

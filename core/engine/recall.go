@@ -140,11 +140,8 @@ func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand,
 		}
 	}
 	order = kept
-	e.fuse(order)
-	if sb := *r.SessionBoost; sb > 0 && r.Fusion != "rrf" {
-		if err := e.sessionEvidence(order, sb); err != nil {
-			return nil, err
-		}
+	if err := e.fuse(order); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(order, func(a, b *cand) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.time, a.time), cmp.Compare(a.id, b.id))
@@ -156,11 +153,12 @@ func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand,
 	return out, nil
 }
 
-// fuse normalises each signal within the pool to [0, 1] by min-max and
+// fuse normalises each signal within the pool to [0, 1] by min-max, adds
+// session-level evidence to the BM25 signal (see sessionEvidence), and
 // combines them: by weighted score (the default) or by reciprocal rank.
-func (e *Engine) fuse(pool []*cand) {
+func (e *Engine) fuse(pool []*cand) error {
 	if len(pool) == 0 {
-		return
+		return nil
 	}
 	r := e.cfg.Retriever
 	minB, maxB, minV, maxV := pool[0].bm25, pool[0].bm25, pool[0].cos, pool[0].cos
@@ -179,6 +177,13 @@ func (e *Engine) fuse(pool []*cand) {
 	}
 	for _, c := range pool {
 		c.nb, c.nv = norm(c.bm25, minB, maxB), norm(c.cos, minV, maxV)
+	}
+	if sb := *r.SessionBoost; sb > 0 && r.Fusion != "rrf" {
+		if err := e.sessionEvidence(pool, sb); err != nil {
+			return err
+		}
+	}
+	for _, c := range pool {
 		if r.Fusion == "rrf" {
 			const k = 60
 			c.score = 0
@@ -192,6 +197,7 @@ func (e *Engine) fuse(pool []*cand) {
 		}
 		c.score = r.VectorWeight*c.nv + r.BM25Weight*c.nb
 	}
+	return nil
 }
 
 // Recall finds the chunks that best match q. See [core.Query].

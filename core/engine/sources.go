@@ -59,6 +59,9 @@ type tracking struct {
 	claim    []core.MessageKey
 	unclaim  []core.MessageKey
 	forget   bool // prune: forget the source's hash too
+	// erase (issue 16: Engine.Forget) drops every source's claims on the
+	// dropped messages, and nothing else; set forget with it.
+	erase bool
 }
 
 // dropSessions returns the sessions that lose messages; src may be nil.
@@ -76,6 +79,16 @@ func (s *source) dropped(k core.MessageKey) bool {
 
 // write records the source's claims in the ingest's transaction.
 func (t *tracking) write(tx *store.Tx, src *source) error {
+	if t.erase { // issue 16
+		for k := range t.drop {
+			for _, name := range tx.MessageClaimers(k) {
+				if err := tx.UnclaimMessage(name, k); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	for _, k := range t.unclaim {
 		if err := tx.UnclaimMessage(src.name, k); err != nil {
 			return err

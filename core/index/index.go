@@ -398,20 +398,21 @@ func (x *Index) Analyze(text string) []string {
 // IDF returns the BM25 inverse document frequency of each term over the
 // chunks' own text (the text and reply fields), ln(1 + (N - df + 0.5) /
 // (df + 0.5)), as bleve computes it. A term that no chunk holds gets the
-// largest value. Safe for concurrent use.
-func (x *Index) IDF(ctx context.Context, terms []string) ([]float64, error) {
+// largest value. It also returns N, the number of chunks. Safe for
+// concurrent use.
+func (x *Index) IDF(ctx context.Context, terms []string) ([]float64, uint64, error) {
 	adv, err := x.b.Advanced()
 	if err != nil {
-		return nil, fmt.Errorf("reading index: %w", err)
+		return nil, 0, fmt.Errorf("reading index: %w", err)
 	}
 	r, err := adv.Reader()
 	if err != nil {
-		return nil, fmt.Errorf("reading index: %w", err)
+		return nil, 0, fmt.Errorf("reading index: %w", err)
 	}
 	defer r.Close()
 	n, err := r.DocCount()
 	if err != nil {
-		return nil, fmt.Errorf("reading index: %w", err)
+		return nil, 0, fmt.Errorf("reading index: %w", err)
 	}
 	out := make([]float64, len(terms))
 	for i, t := range terms {
@@ -419,7 +420,7 @@ func (x *Index) IDF(ctx context.Context, terms []string) ([]float64, error) {
 		for _, field := range []string{"text", "reply"} {
 			tfr, err := r.TermFieldReader(ctx, []byte(t), field, false, false, false)
 			if err != nil {
-				return nil, fmt.Errorf("reading index: %w", err)
+				return nil, 0, fmt.Errorf("reading index: %w", err)
 			}
 			df += tfr.Count()
 			tfr.Close()
@@ -427,5 +428,5 @@ func (x *Index) IDF(ctx context.Context, terms []string) ([]float64, error) {
 		df = min(df, n)
 		out[i] = math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 	}
-	return out, nil
+	return out, n, nil
 }

@@ -389,7 +389,15 @@ func (k *Kernel) memoryBlock(ctx context.Context, msg string, now time.Time, n i
 	if n <= headerCost {
 		return b, nil
 	}
-	res, err := k.mem.Recall(ctx, core.Query{Text: msg, TopK: k.opts.Config.RecallTopK, Namespace: k.Namespace(), Now: now})
+	q := core.Query{Text: msg, TopK: k.opts.Config.RecallTopK, Namespace: k.Namespace(), Now: now}
+	res, err := k.mem.Recall(ctx, q)
+	if err == nil && res.ResolvedTime != nil && !hasHit(res.Hits, exclude) {
+		// A time phrase in a chat message ("for tonight") need not be
+		// about the past: when the window it names holds nothing, search
+		// all of memory.
+		q.NoTime = true
+		res, err = k.mem.Recall(ctx, q)
+	}
 	if err != nil {
 		if errors.Is(err, core.ErrInvalid) {
 			return b, nil // a message that is no query, such as only a time phrase
@@ -418,6 +426,16 @@ func (k *Kernel) memoryBlock(ctx context.Context, msg string, now time.Time, n i
 		b.tokens = used
 	}
 	return b, nil
+}
+
+// hasHit reports whether hits hold a hit outside exclude.
+func hasHit(hits []core.Hit, exclude map[string]bool) bool {
+	for i := range hits {
+		if hits[i].ContextRole == core.RoleHit && !exclude[hits[i].ID] {
+			return true
+		}
+	}
+	return false
 }
 
 // profileBlock is the user's profile lines that fit.

@@ -56,6 +56,9 @@ func New(mem Memory, opts Options) (*Kernel, error) {
 			return nil, err
 		}
 	}
+	// The kernel stores every message itself: the model needs no remember
+	// tool, only the recall tools.
+	opts.Tools.Remember = false
 	return &Kernel{mem: mem, opts: opts, tok: tok, d: tools.New(mem, opts.Tools)}, nil
 }
 

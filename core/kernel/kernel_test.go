@@ -303,3 +303,18 @@ func TestSessionsAndClose(t *testing.T) {
 		t.Errorf("reading an unknown session: %v", err)
 	}
 }
+
+// TestTimePhraseFallback: a time phrase in a chat message that names an
+// empty window ("tonight") does not hide the memories that answer it.
+func TestTimePhraseFallback(t *testing.T) {
+	e := openEngine(t)
+	k := newKernel(t, e, time.Date(2026, 11, 2, 9, 0, 0, 0, cst))
+	say(t, k, "s1", "My favourite dinner is mushroom risotto with parmesan.", "Noted: mushroom risotto.")
+	a, err := k.Context(t.Context(), "s2", "Any mushroom risotto ideas for tonight?", 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Recalled) == 0 || !strings.Contains(a.Messages[0].Content, "parmesan") {
+		t.Fatalf("the risotto turn was not recalled: %v\n%s", a.Recalled, a.Messages[0].Content)
+	}
+}

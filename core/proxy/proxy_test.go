@@ -135,7 +135,7 @@ const catFact = "My cat is called Mochi and she is three years old."
 // echo answers every request with a fixed text.
 func echo(proxytest.Request) proxytest.Reply { return proxytest.Reply{Content: "Noted."} }
 
-func TestThreeSessionsRecallAcrossSessions(t *testing.T) {
+func TestTakeoverThreeSessionsRecallAcrossSessions(t *testing.T) {
 	var mu sync.Mutex
 	var sys3 string
 	model := func(r proxytest.Request) proxytest.Reply {
@@ -265,7 +265,7 @@ func contextTokens(t *testing.T, tok kernel.Tokenizer, r proxytest.Request) int 
 	return n
 }
 
-func TestBudgetHoldsChineseAndEnglish(t *testing.T) {
+func TestTakeoverBudgetHoldsChineseAndEnglish(t *testing.T) {
 	v := newEnv(t, echo, core.TakeoverConfig{})
 	tok, err := kernel.NewTokenizer("o200k_base")
 	if err != nil {
@@ -342,7 +342,7 @@ func TestBudgetHoldsChineseAndEnglish(t *testing.T) {
 	}
 }
 
-func TestRetryIsStoredOnce(t *testing.T) {
+func TestTakeoverRetryIsStoredOnce(t *testing.T) {
 	var mu sync.Mutex
 	fail := true
 	v := newEnv(t, func(proxytest.Request) proxytest.Reply {
@@ -394,7 +394,7 @@ func TestRetryIsStoredOnce(t *testing.T) {
 	}
 }
 
-func TestUpstreamFailuresLoseNothing(t *testing.T) {
+func TestTakeoverUpstreamFailuresLoseNothing(t *testing.T) {
 	tests := []struct {
 		name   string
 		reply  proxytest.Reply
@@ -459,7 +459,7 @@ func TestUpstreamFailuresLoseNothing(t *testing.T) {
 	})
 }
 
-func TestStreamingWithTheOpenAIClient(t *testing.T) {
+func TestTakeoverStreamingWithTheOpenAIClient(t *testing.T) {
 	answer := "Mochi 是你的猫，三岁了。Your cat Mochi is three."
 	v := newEnv(t, func(r proxytest.Request) proxytest.Reply {
 		if !r.Stream {
@@ -519,7 +519,7 @@ func TestStreamingWithTheOpenAIClient(t *testing.T) {
 	}
 }
 
-func TestHostToolsPassThrough(t *testing.T) {
+func TestTakeoverHostToolsPassThrough(t *testing.T) {
 	weather := json.RawMessage(`{"type":"function","function":{"name":"get_weather","description":"Weather in a city.","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"strict":true}}`)
 	model := func(r proxytest.Request) proxytest.Reply {
 		if l := r.Last(); l.Role == "tool" && l.ToolCallID == "call_w" {
@@ -628,7 +628,7 @@ func accumulate(t *testing.T, body []byte) openai.ChatCompletionAccumulator {
 	return acc
 }
 
-func TestToolRoundsAreBounded(t *testing.T) {
+func TestTakeoverToolRoundsAreBounded(t *testing.T) {
 	v := newEnv(t, func(r proxytest.Request) proxytest.Reply {
 		return proxytest.Reply{ToolCalls: []proxytest.ToolCall{{ID: fmt.Sprintf("c%d", len(r.Messages)), Name: tools.RecallMemory, Arguments: `{"query":"anything"}`}}}
 	}, core.TakeoverConfig{MaxToolRounds: 2})
@@ -645,7 +645,7 @@ func TestToolRoundsAreBounded(t *testing.T) {
 	}
 }
 
-func TestBadRequests(t *testing.T) {
+func TestTakeoverBadRequests(t *testing.T) {
 	v := newEnv(t, echo, core.TakeoverConfig{})
 	tests := []struct {
 		name    string
@@ -669,7 +669,9 @@ func TestBadRequests(t *testing.T) {
 			if code != tt.status {
 				t.Fatalf("status %d, want %d: %s", code, tt.status, body)
 			}
-			var eb struct{ Error struct{ Code, Message string } }
+			var eb struct {
+				Error struct{ Code, Message string }
+			}
 			if json.Unmarshal(body, &eb) != nil || eb.Error.Code != tt.code || eb.Error.Message == "" {
 				t.Errorf("error %s, want code %q", body, tt.code)
 			}
@@ -724,7 +726,7 @@ func TestBadRequests(t *testing.T) {
 	}
 }
 
-func TestNewChecksTheUpstream(t *testing.T) {
+func TestTakeoverNewChecksTheUpstream(t *testing.T) {
 	e, err := engine.Open(t.Context(), core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -4,24 +4,18 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3gen"
 )
 
-var (
-	openapiOnce sync.Once
-	openapiDoc  *openapi3.T
-)
-
 // OpenAPI returns the OpenAPI 3 document of the API, generated from the
 // route table that registers the handlers and from the Go types of their
 // request and response bodies.
 func (s *Server) OpenAPI() *openapi3.T {
-	openapiOnce.Do(func() { openapiDoc = buildOpenAPI(s.routes, s.opts.Version) })
-	return openapiDoc
+	s.openapiOnce.Do(func() { s.openapiDoc = buildOpenAPI(s.routes, s.opts.Version) })
+	return s.openapiDoc
 }
 
 func buildOpenAPI(routes []*route, version string) *openapi3.T {
@@ -82,9 +76,13 @@ func buildOpenAPI(routes []*route, version string) *openapi3.T {
 			code = 200
 		}
 		var ok *openapi3.Response
-		if r.id == "openapi" {
+		switch {
+		case r.id == "openapi":
 			ok = openapi3.NewResponse().WithDescription("the OpenAPI document").WithJSONSchema(openapi3.NewObjectSchema())
-		} else {
+		case r.raw:
+			ok = openapi3.NewResponse().WithDescription("JSON Lines, one message per line, in the generic ingest format").
+				WithContent(openapi3.NewContentWithSchema(openapi3.NewStringSchema(), []string{"application/x-ndjson"}))
+		default:
 			ok = openapi3.NewResponse().WithDescription("success").WithJSONSchemaRef(schema(r.resp))
 		}
 		op.Responses = openapi3.NewResponses(

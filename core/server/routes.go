@@ -30,6 +30,8 @@ type route struct {
 	// resp is a value of the 200 response's type.
 	resp   any
 	status int
+	// raw handlers write the response themselves (a stream).
+	raw    bool
 	handle func(r *http.Request, d *tools.Dispatcher, body []byte) (int, any, error)
 }
 
@@ -117,6 +119,7 @@ func (s *Server) routeTable() []*route {
 		{method: "GET", path: "/v1/stats", id: "stats", summary: "Counts of what the caller's memory holds.",
 			resp: StatsResponse{}, handle: s.stats},
 	}
+	routes = append(routes, s.adminRoutes()...)
 	if s.opts.Takeover != nil {
 		routes = append(routes, s.sessionRoutes()...)
 	}

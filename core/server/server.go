@@ -9,7 +9,10 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
@@ -21,6 +24,8 @@ import (
 type Memory interface {
 	kernel.Memory
 	Stats(ctx context.Context) (engine.Stats, error)
+	Forget(ctx context.Context, opts engine.ForgetOptions) (engine.ForgetResult, error)
+	Export(ctx context.Context, w io.Writer, opts engine.ExportOptions) (int, error)
 }
 
 var _ Memory = (*engine.Engine)(nil)
@@ -48,6 +53,9 @@ type Server struct {
 	opts   Options
 	mux    *http.ServeMux
 	routes []*route
+
+	openapiOnce sync.Once
+	openapiDoc  *openapi3.T
 }
 
 // New returns a server over mem. It checks the token configuration but
@@ -95,6 +103,11 @@ func (s *Server) Handle(pattern string, h http.Handler) {
 	s.mux.Handle(pattern, s.auth(h))
 }
 
+// Memory returns the memory the server serves, with appends
+// group-committed: handlers mounted with [Server.Handle] should write
+// through it.
+func (s *Server) Memory() Memory { return s.mem }
+
 // Handler returns the server's root handler.
 func (s *Server) Handler() http.Handler { return s.mux }
 
@@ -133,15 +146,27 @@ func (s *Server) serveRoute(w http.ResponseWriter, req *http.Request, r *route) 
 			return
 		}
 	}
+	if r.raw {
+		req = req.WithContext(context.WithValue(req.Context(), writerKey{}, w))
+	}
 	code, v, err := r.handle(req, DispatcherFrom(req.Context()), body)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, code, v)
+	if !r.raw {
+		writeJSON(w, code, v)
+	}
 }
 
 type ctxKey struct{}
+
+// writerKey carries the response writer to a raw route's handler.
+type writerKey struct{}
+
+func responseWriterFrom(r *http.Request) http.ResponseWriter {
+	return r.Context().Value(writerKey{}).(http.ResponseWriter)
+}
 
 // DispatcherFrom returns the dispatcher the server made for a request,
 // bound to the namespace of its token, or nil outside the server.

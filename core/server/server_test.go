@@ -26,6 +26,11 @@ import (
 
 var cst = time.FixedZone("CST", 8*3600)
 
+func init() {
+	// The export stream is text, one JSON object a line.
+	openapi3filter.RegisterBodyDecoder("application/x-ndjson", openapi3filter.PlainBodyDecoder)
+}
+
 // seed is a small memory in three namespaces.
 var seed = []core.Message{
 	{Session: "deploy", Time: time.Date(2026, 11, 18, 15, 20, 0, 0, cst), Role: "user", Speaker: "Alice", Text: "部署的时候 Ollama 一直报 CUDA out of memory"},
@@ -50,6 +55,11 @@ type fixture struct {
 
 func newFixture(t *testing.T, cfg core.ServerConfig) *fixture {
 	t.Helper()
+	return newFixtureWith(t, cfg, nil)
+}
+
+func newFixtureWith(t *testing.T, cfg core.ServerConfig, takeover *core.TakeoverConfig) *fixture {
+	t.Helper()
 	ctx := t.Context()
 	e, err := engine.Open(ctx, core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}, engine.Options{})
 	if err != nil {
@@ -61,7 +71,7 @@ func newFixture(t *testing.T, cfg core.ServerConfig) *fixture {
 	}
 	cfg.MaxBodyMB = max(cfg.MaxBodyMB, 1)
 	now := time.Date(2026, 11, 29, 15, 0, 0, 0, cst)
-	s, err := New(e, Options{Config: cfg, Tools: tools.Options{Remember: true, Location: cst, Now: func() time.Time { return now }}, Version: "test"})
+	s, err := New(e, Options{Config: cfg, Tools: tools.Options{Remember: true, Location: cst, Now: func() time.Time { return now }}, Version: "test", Takeover: takeover})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,5 +478,92 @@ func TestGroupCommit(t *testing.T) {
 	}
 	if want := len(seed) + n; st.Messages != want {
 		t.Errorf("%d messages stored, want %d", st.Messages, want)
+	}
+}
+
+// TestTakeoverEndpoints drives the kernel through its plain JSON
+// endpoints: a fact stated in one session is in the context assembled for
+// another, sessions list and read back in order, and a closed session
+// refuses appends.
+func TestTakeoverEndpoints(t *testing.T) {
+	f := newFixtureWith(t, core.ServerConfig{Token: adminToken, Tokens: []core.TokenSpec{{Token: aliceToken, Namespace: "alice"}}}, &core.TakeoverConfig{})
+	for _, m := range []string{
+		`{"role":"user","text":"My sister Lena lives in Porto and loves sardines.","time":"2026-11-20T10:00:00+08:00"}`,
+		`{"role":"assistant","text":"Noted: Lena, Porto, sardines.","time":"2026-11-20T10:01:00+08:00"}`,
+	} {
+		if status, data := f.do(t, "POST", "/v1/sessions/t1/messages", aliceToken, m); status != 201 {
+			t.Fatalf("append: %d %s", status, data)
+		}
+	}
+	status, data := f.do(t, "POST", "/v1/sessions/t2/context", aliceToken, `{"message":"What does Lena like to eat in Porto?","budget":3000}`)
+	if status != 200 || !strings.Contains(string(data), "sardines") {
+		t.Fatalf("context: %d %s", status, data)
+	}
+	var asm struct {
+		Messages []struct{ Role, Content string }
+		Tokens   struct{ Budget, Total int }
+	}
+	json.Unmarshal(data, &asm)
+	if asm.Tokens.Total > asm.Tokens.Budget || asm.Messages[len(asm.Messages)-1].Content != "What does Lena like to eat in Porto?" {
+		t.Errorf("assembled %+v", asm)
+	}
+	if status, data := f.do(t, "GET", "/v1/sessions", aliceToken, ""); status != 200 || !strings.Contains(string(data), `"session":"t1"`) {
+		t.Errorf("list: %d %s", status, data)
+	}
+	// Another namespace's token sees none of alice's sessions.
+	if _, data := f.do(t, "GET", "/v1/sessions", adminToken, ""); strings.Contains(string(data), `"t1"`) {
+		t.Errorf("the default namespace lists alice's session: %s", data)
+	}
+	status, data = f.do(t, "GET", "/v1/sessions/t1", aliceToken, "")
+	if status != 200 || strings.Index(string(data), "Lena lives") > strings.Index(string(data), "Noted: Lena") {
+		t.Errorf("read: %d %s", status, data)
+	}
+	if status, data := f.do(t, "POST", "/v1/sessions/t1/close", aliceToken, ""); status != 200 {
+		t.Fatalf("close: %d %s", status, data)
+	}
+	status, data = f.do(t, "POST", "/v1/sessions/t1/messages", aliceToken, `{"role":"user","text":"more"}`)
+	if status != 409 || errCode(t, data) != CodeSessionClosed {
+		t.Errorf("append to a closed session: %d %s", status, data)
+	}
+	if status, _ := f.do(t, "GET", "/v1/sessions/nope", aliceToken, ""); status != 404 {
+		t.Errorf("unknown session: %d", status)
+	}
+}
+
+// TestForgetAndExport forgets over HTTP within the token's namespace only,
+// and exports the caller's memory as JSON Lines.
+func TestForgetAndExport(t *testing.T) {
+	f := newFixture(t, core.ServerConfig{Token: adminToken, Tokens: []core.TokenSpec{{Token: aliceToken, Namespace: "alice"}}})
+	// Alice cannot reach bob's memory, whatever she names.
+	if status, _ := f.do(t, "POST", "/v1/forget", aliceToken, `{"all_namespace":true,"namespace":"bob"}`); status != 403 {
+		t.Errorf("alice forgetting bob: %d", status)
+	}
+	status, data := f.do(t, "POST", "/v1/forget", aliceToken, `{"filter_expr":"session = 'diary'","dry_run":true}`)
+	if status != 200 || !strings.Contains(string(data), "Mochi") || !strings.Contains(string(data), `"dry_run":true`) {
+		t.Fatalf("dry run: %d %s", status, data)
+	}
+	if status, data := f.do(t, "POST", "/v1/forget", aliceToken, `{"session":"diary"}`); status != 200 {
+		t.Fatalf("forget: %d %s", status, data)
+	}
+	if _, data := f.do(t, "POST", "/v1/recall", aliceToken, `{"query":"Mochi salmon"}`); len(resultsOf(data)) != 0 {
+		t.Errorf("a forgotten message is still recalled: %s", data)
+	}
+	if _, data := f.do(t, "POST", "/v1/recall", adminToken, `{"query":"bank PIN","namespace":"bob"}`); len(resultsOf(data)) == 0 {
+		t.Errorf("bob's memory went with alice's forget: %s", data)
+	}
+	if status, _ := f.do(t, "POST", "/v1/forget", aliceToken, `{"id":"zzzzzz"}`); status != 404 {
+		t.Errorf("unknown id: %d", status)
+	}
+	if status, _ := f.do(t, "POST", "/v1/forget", aliceToken, `{}`); status != 400 {
+		t.Errorf("no selector: %d", status)
+	}
+	// Export: the default namespace for the admin, nothing of bob's.
+	status, data = f.do(t, "GET", "/v1/export", adminToken, "")
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if status != 200 || len(lines) != 4 || !strings.Contains(lines[0], `"session":"deploy"`) || strings.Contains(string(data), "4321") {
+		t.Fatalf("export: %d %d lines\n%s", status, len(lines), data)
+	}
+	if status, _ := f.do(t, "GET", "/v1/export?namespace=bob", aliceToken, ""); status != 403 {
+		t.Errorf("alice exporting bob: %d", status)
 	}
 }

@@ -56,8 +56,7 @@ type CompactStats struct {
 // Compact rewrites the store into a new file that holds only live data,
 // swaps it in atomically and scrubs the old file (see the comment at the
 // top of compact.go). Transactions of this Store wait while it runs;
-// the caller must not hold one, or Compact waits for ever (it gives up
-// when ctx ends). It is safe to call while other goroutines use the
+// the caller must not hold one, or Compact waits for ever. It is safe to call while other goroutines use the
 // Store.
 func (s *Store) Compact(ctx context.Context) (CompactStats, error) {
 	if err := s.lockAll(ctx); err != nil {
@@ -109,11 +108,19 @@ func (s *Store) Compact(ctx context.Context) (CompactStats, error) {
 	return st, nil
 }
 
-// lockAll takes s.mu for writing. It polls rather than blocks, so that a
-// goroutine that nests read transactions is never stuck behind it.
+// lockAll takes s.mu for writing. It first polls for a while, so that a
+// moment without transactions is taken without holding new ones back;
+// then it queues for the lock, which holds new transactions back until
+// the running ones end (a steady stream of readers would otherwise starve
+// it). It gives up if ctx ends while polling.
 func (s *Store) lockAll(ctx context.Context) error {
 	wait := 50 * time.Microsecond
+	deadline := time.Now().Add(200 * time.Millisecond)
 	for !s.mu.TryLock() {
+		if time.Now().After(deadline) {
+			s.mu.Lock()
+			return nil
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -234,3 +241,7 @@ func syncDir(dir string) error {
 	defer d.Close()
 	return d.Sync()
 }
+
+// DeleteMeta removes a metadata value (issue 16: the marker of a pending
+// forget, the closed mark of a forgotten session).
+func (t *Tx) DeleteMeta(key string) error { return t.b(bMeta).Delete([]byte(key)) }

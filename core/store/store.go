@@ -79,6 +79,12 @@ func Open(path string, lockWait time.Duration) (*Store, error) {
 		return nil, fmt.Errorf("opening store %s: %w", path, err)
 	}
 	s := &Store{db: db, path: path}
+	// A compaction killed before its rename leaves its copy behind; with
+	// the lock held, nobody else can be writing it.
+	if err := os.Remove(path + compactSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+		db.Close()
+		return nil, fmt.Errorf("removing a stray %s: %w", path+compactSuffix, err)
+	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {

@@ -101,7 +101,7 @@ func serve(t *testing.T, home, upstream string) (string, func() string) {
 	return "", stop
 }
 
-func TestDemoAgainstRealServe(t *testing.T) {
+func TestTakeoverDemoAgainstRealServe(t *testing.T) {
 	var mu sync.Mutex
 	var s3System, s3Tool string
 	llm := proxytest.New(t, func(r proxytest.Request) proxytest.Reply {
@@ -196,7 +196,7 @@ func TestDemoAgainstRealServe(t *testing.T) {
 	}
 }
 
-func TestBadCommandLines(t *testing.T) {
+func TestTakeoverBadCommandLines(t *testing.T) {
 	for _, args := range [][]string{{}, {"-session", "x"}, {"hello"}, {"-demo", "hello"}, {"-nope"}} {
 		var out, errb bytes.Buffer
 		if code := run(t.Context(), args, &out, &errb); code != 2 || errb.Len() == 0 {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,5 +95,24 @@ func TestLoadAndMessages(t *testing.T) {
 	}
 	if !s.Now().Equal(time.Date(2023, 5, 9, 13, 56, 0, 0, time.UTC)) {
 		t.Errorf("Now = %v", s.Now())
+	}
+}
+
+func TestOffTopicAvoidsTheCorpusWords(t *testing.T) {
+	corpus := "I love my zebra and the xylophone. Narwhals too."
+	qs := OffTopic(1, 50, corpus)
+	if len(qs) != 50 {
+		t.Fatalf("%d questions, want 50", len(qs))
+	}
+	for _, q := range qs {
+		low := strings.ToLower(q)
+		for _, w := range []string{"zebra", "xylophone", "narwhal"} {
+			if strings.Contains(low, w) {
+				t.Errorf("%q mentions %q, which the corpus holds", q, w)
+			}
+		}
+	}
+	if diff := cmp.Diff(qs, OffTopic(1, 50, corpus)); diff != "" {
+		t.Errorf("not deterministic (-first +second):\n%s", diff)
 	}
 }

@@ -181,6 +181,12 @@ func summarize(d []time.Duration) Latency {
 	return Latency{N: len(d), P50: ms(d[len(d)/2]), P99: ms(d[min(len(d)-1, len(d)*99/100)])}
 }
 
+// WriteFiles writes msgs as JSONL files of at most per messages into dir
+// and returns their paths.
+func WriteFiles(dir string, msgs []core.Message, per int) ([]string, error) {
+	return writeFiles(dir, msgs, per)
+}
+
 // writeFiles writes msgs as JSONL files of at most per messages.
 func writeFiles(dir string, msgs []core.Message, per int) ([]string, error) {
 	var files []string

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/core/engine"
+)
+
+func (a *app) exportCmd() *cobra.Command {
+	var opts engine.ExportOptions
+	var out string
+	cmd := &cobra.Command{
+		Use:   "export [-n NS | --all] [-o FILE]",
+		Short: "Write a namespace's messages (or all) as generic JSONL",
+		Long: `Write the messages of one namespace (-n, default the default namespace),
+or of every namespace with --all, as the generic JSONL that "huimem ingest"
+reads: one message a line with its session, time (RFC 3339, nanoseconds,
+original offset), role, speaker, text verbatim, ref and namespace.
+Messages of sealed weeks are included. Ingesting the export into a fresh
+home makes the same chunks, with the same ids and prev/next links.
+
+The export goes to stdout, or with -o to FILE, written atomically (a
+temporary file beside it, flushed, then renamed).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.All && opts.Namespace != "" {
+				return usagef("export: give -n or --all, not both")
+			}
+			e, _, err := a.open(cmd.Context(), engine.Options{})
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			if out == "" || out == "-" {
+				_, err := e.Export(cmd.Context(), a.stdout, opts)
+				return err
+			}
+			dir := filepath.Dir(out)
+			f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(out)+"-*")
+			if err != nil {
+				return usagef("export: %v", err)
+			}
+			n, err := e.Export(cmd.Context(), f, opts)
+			if err == nil {
+				err = f.Sync()
+			}
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err == nil {
+				err = os.Rename(f.Name(), out)
+			}
+			if err != nil {
+				os.Remove(f.Name())
+				return fmt.Errorf("exporting to %s: %w", out, err)
+			}
+			if err := archive.SyncDir(dir); err != nil {
+				return fmt.Errorf("exporting to %s: %w", out, err)
+			}
+			fmt.Fprintf(a.stderr, "exported %d messages to %s\n", n, out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "", "namespace to export")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "export every namespace")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE (atomically) instead of stdout")
+	return cmd
+}

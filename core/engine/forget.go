@@ -1,0 +1,539 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/filter"
+	"github.com/huimemory/huimemory/core/store"
+)
+
+// Forgetting (issue 16).
+//
+// [Engine.Forget] removes messages so that their text is gone from every
+// file of the home, not only from what recalls return. Under writeMu it:
+//
+//  1. Works out the messages to remove, in one namespace only.
+//  2. Records in the store which weeks of that namespace are sealed (the
+//     "pending forget" marker), so that an interrupted forget can be
+//     finished.
+//  3. Re-opens the sealed weeks that hold the messages' sessions, then, in
+//     one transaction, deletes the messages and every source's claim on
+//     them, re-cuts each touched session into chunks with its prev/next
+//     links re-made, re-embeds and re-extracts the chunks that changed,
+//     and deletes the sessions left empty. This is the replace machinery
+//     of a changed source (issue 13, see sources.go). The index is brought
+//     in step and the transcripts rewritten (those of emptied sessions
+//     removed).
+//  4. Finishes (finishForget): re-seals every week recorded in step 2 that
+//     is no longer sealed (the same steps, and crash safety, as
+//     [Engine.Seal]); rebuilds the search index from the store into a new
+//     folder and swaps it in, because deleted documents linger in the
+//     index's segments until they are merged; empties the
+//     decompressed-week cache and the in-memory views of sealed weeks;
+//     clears the marker; and compacts the store file, because bbolt keeps
+//     deleted data on free pages ([store.Store.Compact]).
+//
+// A crash during 3 leaves either the old store (the text is still there,
+// and the weeks re-opened so far are re-sealed by the next forget) or the
+// new one; a crash during 4 leaves the marker, and the next Open (or
+// forget, dry runs aside) finishes the work first.
+
+// forgetPendingKey is the meta key of the pending-forget marker.
+const forgetPendingKey = "forget_pending"
+
+// forgetPending is the marker: the weeks of a namespace that were sealed
+// when the forget began.
+type forgetPending struct {
+	NS    string   `json:"ns,omitempty"`
+	Weeks []string `json:"weeks,omitempty"`
+}
+
+// ForgetOptions choose what [Engine.Forget] removes. Exactly one of ID,
+// Session, AllNamespace and Filter must be set; each selects within
+// Namespace only.
+type ForgetOptions struct {
+	// Namespace is the namespace to forget in ("" is the default one). A
+	// forget never touches another namespace.
+	Namespace string
+	// ID selects the messages of one chunk (matched whatever its case).
+	ID string
+	// Session selects every message of one session.
+	Session string
+	// AllNamespace selects every message of the namespace.
+	AllNamespace bool
+	// Filter selects the messages of the chunks of the namespace that
+	// match a filter expression (see core/filter), such as
+	// "speaker = 'Bob' AND timestamp < '2026-01-01'".
+	Filter string
+	// Location is used for dates in Filter; nil means time.zone.
+	Location *time.Location
+	// DryRun lists what would be forgotten and changes nothing.
+	DryRun bool
+}
+
+// ForgottenMessage describes one message that is (or, in a dry run,
+// would be) forgotten.
+type ForgottenMessage struct {
+	Session string    `json:"session"`
+	Chunk   string    `json:"chunk,omitempty"`
+	Time    time.Time `json:"time"`
+	Role    string    `json:"role,omitempty"`
+	Speaker string    `json:"speaker,omitempty"`
+	Ref     string    `json:"ref,omitempty"`
+	// Preview is the start of the text, on one line.
+	Preview string `json:"preview"`
+}
+
+// ForgetResult says what [Engine.Forget] did or, in a dry run, would do.
+type ForgetResult struct {
+	DryRun    bool   `json:"dry_run"`
+	Namespace string `json:"namespace,omitempty"`
+	// Sessions are the sessions that lose messages, and Chunks the chunks
+	// that held them, as they were before the forget.
+	Sessions []string           `json:"sessions"`
+	Chunks   []string           `json:"chunks"`
+	Messages []ForgottenMessage `json:"messages"`
+	// The rest is set by a forget that ran. SessionsRemoved counts the
+	// sessions left empty and removed; ChunksChanged the chunks re-cut or
+	// re-linked, and ChunksRemoved those that went.
+	SessionsRemoved int `json:"sessions_removed"`
+	ChunksChanged   int `json:"chunks_changed"`
+	ChunksRemoved   int `json:"chunks_removed"`
+	// Resealed are the sealed weeks that were re-sealed without the
+	// messages.
+	Resealed []string `json:"resealed_weeks,omitempty"`
+	// Store is what compacting the store file did.
+	Store store.CompactStats `json:"store"`
+}
+
+// previewRunes bounds a [ForgottenMessage.Preview].
+const previewRunes = 60
+
+// Forget removes messages from the home for good: from the store and its
+// file's free pages, the search index and its segments, the vectors, the
+// transcripts, the decompressed-week cache and the sealed week archives,
+// which are re-sealed without them. The chunks of the touched sessions are
+// re-cut and their prev/next links re-made; sessions left empty are
+// removed. See the comment at the top of forget.go for the steps and what
+// a crash leaves.
+//
+// With opts.DryRun it only lists what would go. An unknown chunk id or
+// session (in the namespace) is an error wrapping [core.ErrNotFound]; a
+// namespace or filter that selects nothing is not an error. Forget is a
+// write: it waits for other writes, and recalls wait while the index is
+// rebuilt and the store compacted.
+func (e *Engine) Forget(ctx context.Context, opts ForgetOptions) (ForgetResult, error) {
+	res := ForgetResult{DryRun: opts.DryRun, Namespace: opts.Namespace, Sessions: []string{}, Chunks: []string{}, Messages: []ForgottenMessage{}}
+	expr, err := e.checkForget(&opts)
+	if err != nil {
+		return res, err
+	}
+	if opts.DryRun {
+		if e.closed {
+			return res, core.ErrClosed
+		}
+		plan, err := e.planForget(opts, expr)
+		if err != nil {
+			return res, err
+		}
+		plan.fill(&res)
+		return res, nil
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if err := e.writable(); err != nil {
+		return res, err
+	}
+	if _, _, err := e.finishForget(ctx); err != nil {
+		return res, fmt.Errorf("finishing an earlier, interrupted forget: %w", err)
+	}
+	plan, err := e.planForget(opts, expr)
+	if err != nil {
+		return res, err
+	}
+	plan.fill(&res)
+	if len(plan.drop) == 0 {
+		return res, nil
+	}
+	if err := e.markForget(opts.Namespace); err != nil {
+		return res, err
+	}
+	track := &tracking{drop: plan.drop, sessions: plan.sessions, forget: true, erase: true}
+	r, ingestErr := e.applyTracking(ctx, nil, &source{track: track})
+	if ingestErr != nil && !e.dropped(plan.drop) {
+		// Nothing was removed; put back the seals of the weeks re-opened
+		// so far.
+		_, _, err := e.finishForget(ctx)
+		return res, errors.Join(fmt.Errorf("forget failed, nothing was removed: %w", ingestErr), err)
+	}
+	res.ChunksChanged, res.ChunksRemoved = r.Chunks, r.Removed
+	if res.SessionsRemoved, err = e.tidyForgotten(plan.sessions); err != nil {
+		return res, err
+	}
+	resealed, cs, err := e.finishForget(ctx)
+	res.Resealed, res.Store = resealed, cs
+	if ingestErr != nil || err != nil {
+		return res, errors.Join(ingestErr, err, fmt.Errorf("the messages are removed from the store; run the forget again to finish removing their traces"))
+	}
+	return res, nil
+}
+
+// checkForget validates opts, normalises the id, and parses the filter.
+func (e *Engine) checkForget(opts *ForgetOptions) (filter.Expr, error) {
+	if err := core.ValidateNamespace(opts.Namespace); err != nil {
+		return nil, fmt.Errorf("%w: %w", core.ErrInvalid, err)
+	}
+	n := 0
+	for _, set := range []bool{opts.ID != "", opts.Session != "", opts.AllNamespace, opts.Filter != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, fmt.Errorf("%w: forget needs exactly one of a chunk id, a session, the whole namespace or a filter (got %d)", core.ErrInvalid, n)
+	}
+	if opts.ID != "" {
+		opts.ID = strings.ToLower(strings.TrimSpace(opts.ID))
+		if !core.ValidID(opts.ID) {
+			return nil, fmt.Errorf("%w: %q is not a chunk id", core.ErrInvalid, opts.ID)
+		}
+	}
+	if opts.Filter == "" {
+		return nil, nil
+	}
+	loc := opts.Location
+	if loc == nil {
+		loc = e.cfg.Time.Location()
+	}
+	expr, err := filter.Parse(opts.Filter, loc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", core.ErrInvalid, err)
+	}
+	return expr, nil
+}
+
+// forgetPlan is what a forget removes.
+type forgetPlan struct {
+	drop     map[core.MessageKey]bool
+	sessions [][2]string // (namespace, session), in order
+	chunks   []string
+	msgs     []ForgottenMessage
+}
+
+func (p *forgetPlan) fill(res *ForgetResult) {
+	for _, s := range p.sessions {
+		res.Sessions = append(res.Sessions, s[1])
+	}
+	res.Chunks = append(res.Chunks, p.chunks...)
+	res.Messages = append(res.Messages, p.msgs...)
+}
+
+// planForget selects the messages opts names, in one read transaction.
+func (e *Engine) planForget(opts ForgetOptions, expr filter.Expr) (*forgetPlan, error) {
+	ns := opts.Namespace
+	p := &forgetPlan{drop: map[core.MessageKey]bool{}}
+	err := e.st.View(func(tx *store.Tx) error {
+		seenSession := map[string]bool{}
+		addSession := func(session string) {
+			if !seenSession[session] {
+				seenSession[session] = true
+				p.sessions = append(p.sessions, [2]string{ns, session})
+			}
+		}
+		addMsg := func(sm *store.Message, chunk string) error {
+			m, err := sm.Core()
+			if err != nil {
+				return err
+			}
+			if sm.Sealed {
+				if m.Text, err = e.sealedText(tx, sm); err != nil {
+					return err
+				}
+			}
+			k := m.Key()
+			if p.drop[k] {
+				return nil
+			}
+			p.drop[k] = true
+			p.msgs = append(p.msgs, ForgottenMessage{Session: m.Session, Chunk: chunk, Time: m.Time,
+				Role: string(m.Role), Speaker: m.Speaker, Ref: m.Ref, Preview: preview(m.Text)})
+			return nil
+		}
+		addChunk := func(c *store.Chunk) error {
+			addSession(c.Session)
+			p.chunks = append(p.chunks, c.ID)
+			for _, ref := range c.Msgs {
+				sm, err := tx.Message(ns, c.Session, ref)
+				if err != nil {
+					return err
+				}
+				if err := addMsg(sm, c.ID); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		// chunksOf visits a session's chunks in order, keeping those keep
+		// accepts (all with a nil keep), then, when whole, any message no
+		// chunk holds.
+		chunksOf := func(session string, keep func(*store.Chunk) bool) error {
+			for _, id := range tx.SessionChunkIDs(ns, session) {
+				c, err := tx.Chunk(id)
+				if err != nil {
+					return err
+				}
+				if keep == nil || keep(c) {
+					if err := addChunk(c); err != nil {
+						return err
+					}
+				}
+			}
+			if keep != nil {
+				return nil
+			}
+			addSession(session)
+			stored, _, err := tx.SessionMessages(ns, session)
+			if err != nil {
+				return err
+			}
+			for _, sm := range stored {
+				if err := addMsg(sm, ""); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		switch {
+		case opts.ID != "":
+			c, err := tx.Chunk(opts.ID)
+			if errors.Is(err, core.ErrNotFound) || (err == nil && c.NS != ns) {
+				return fmt.Errorf("chunk %q: %w in %s", opts.ID, core.ErrNotFound, nsName(ns))
+			}
+			if err != nil {
+				return err
+			}
+			return addChunk(c)
+		case opts.Session != "":
+			s, err := tx.Session(ns, opts.Session)
+			if err != nil {
+				return err
+			}
+			if s == nil {
+				return fmt.Errorf("session %q: %w in %s", opts.Session, core.ErrNotFound, nsName(ns))
+			}
+			return chunksOf(opts.Session, nil)
+		default:
+			var sessions []string
+			err := tx.ForEachSession(func(s *store.Session) error {
+				if s.NS == ns {
+					sessions = append(sessions, s.Session)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			var keep func(*store.Chunk) bool
+			if !opts.AllNamespace {
+				keep = func(c *store.Chunk) bool { return c.NS == ns && filter.Eval(expr, chunkRecord{c}) }
+			}
+			for _, s := range sessions {
+				if err := chunksOf(s, keep); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	})
+	return p, err
+}
+
+// preview returns the start of a message's text on one line.
+func preview(text string) string {
+	s := strings.Join(strings.Fields(text), " ")
+	if r := []rune(s); len(r) > previewRunes {
+		return string(r[:previewRunes]) + "…"
+	}
+	return s
+}
+
+// markForget records the pending-forget marker with the sealed weeks of
+// namespace ns.
+func (e *Engine) markForget(ns string) error {
+	return e.st.Update(func(tx *store.Tx) error {
+		p := forgetPending{NS: ns}
+		err := tx.ForEachWeek(func(wk *store.Week) error {
+			if wk.NS == ns {
+				p.Weeks = append(p.Weeks, wk.Week)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		data, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		return tx.SetMeta(forgetPendingKey, data)
+	})
+}
+
+// dropped reports whether none of the messages is stored any more.
+func (e *Engine) dropped(keys map[core.MessageKey]bool) bool {
+	gone := true
+	e.st.View(func(tx *store.Tx) error {
+		for k := range keys {
+			if tx.HasMessage(k) {
+				gone = false
+				break
+			}
+		}
+		return nil
+	})
+	return gone
+}
+
+// tidyForgotten forgets the closed marks of the sessions a forget emptied,
+// and returns how many it emptied.
+func (e *Engine) tidyForgotten(sessions [][2]string) (int, error) {
+	n := 0
+	err := e.st.Update(func(tx *store.Tx) error {
+		for _, sk := range sessions {
+			s, err := tx.Session(sk[0], sk[1])
+			if err != nil {
+				return err
+			}
+			if s != nil {
+				continue
+			}
+			n++
+			if tx.Meta(closedKey(sk[0], sk[1])) != nil {
+				if err := tx.DeleteMeta(closedKey(sk[0], sk[1])); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// finishForget completes a forget whose messages are gone from the store
+// (see step 4 at the top of this file), if the marker says one is
+// pending. It returns the weeks it re-sealed and what compacting the store
+// did. The caller holds writeMu.
+func (e *Engine) finishForget(ctx context.Context) ([]string, store.CompactStats, error) {
+	var cs store.CompactStats
+	var raw []byte
+	e.st.View(func(tx *store.Tx) error { raw = tx.Meta(forgetPendingKey); return nil })
+	if raw == nil {
+		return nil, cs, nil
+	}
+	var p forgetPending
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, cs, fmt.Errorf("reading the pending forget: %w", err)
+	}
+	// Transcripts first: a week is sealed from the files on disk.
+	if err := e.writeTranscripts(ctx); err != nil {
+		return nil, cs, err
+	}
+	var resealed []string
+	for _, week := range p.Weeks {
+		w := weekRef{ns: p.NS, week: week}
+		var sessions []*store.Session
+		sealed := false
+		err := e.st.View(func(tx *store.Tx) error {
+			wk, err := tx.Week(w.ns, w.week)
+			if err != nil || wk != nil {
+				sealed = wk != nil
+				return err
+			}
+			return tx.ForEachSession(func(s *store.Session) error {
+				if fw, ok := fileWeek(s.NS, s.File); ok && fw == w {
+					sessions = append(sessions, s)
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			return resealed, cs, err
+		}
+		if sealed {
+			continue
+		}
+		info, err := e.sealWeek(w, sessions)
+		if err != nil {
+			return resealed, cs, fmt.Errorf("re-sealing week %s%s: %w", w.week, nsSuffix(w.ns), err)
+		}
+		if info != nil {
+			resealed = append(resealed, w.week)
+		}
+	}
+	e.removeEmptyWeeks(p.NS)
+	// The index: deleted documents linger in its segments.
+	e.ixMu.Lock()
+	if e.ix != nil {
+		e.ix.Close()
+		e.ix = nil
+	}
+	err := e.rebuildIndex(ctx)
+	e.stale = err
+	e.ixMu.Unlock()
+	if err != nil {
+		return resealed, cs, err
+	}
+	// The caches of decompressed weeks.
+	views.clear()
+	e.weekCache().Clear()
+	if err := e.st.Update(func(tx *store.Tx) error { return tx.DeleteMeta(forgetPendingKey) }); err != nil {
+		return resealed, cs, err
+	}
+	// The store file's free pages.
+	cs, err = e.st.Compact(ctx)
+	return resealed, cs, err
+}
+
+// removeEmptyWeeks removes the week folders of namespace ns that a forget
+// left empty, and the namespace's folder if nothing is left in it.
+func (e *Engine) removeEmptyWeeks(ns string) {
+	root := e.sessionsRoot()
+	dir := root
+	if ns != "" {
+		dir = filepath.Join(root, "@"+ns)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, d := range ents {
+		if d.IsDir() && isWeekName(d.Name()) {
+			removeEmptyDirs(filepath.Join(dir, d.Name()))
+		}
+	}
+	if ns != "" {
+		os.Remove(dir) // fails, harmlessly, if not empty
+	}
+}
+
+// removeEmptyDirs removes dir and the folders under it that hold nothing.
+func removeEmptyDirs(dir string) {
+	var dirs []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	slices.Reverse(dirs)
+	for _, d := range dirs {
+		os.Remove(d) // fails, harmlessly, if not empty
+	}
+}

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/huimemory/huimemory/core"
+)
+
+var updateRanking = flag.Bool("update", false, "rewrite the ranking golden files under testdata/ranking")
+
+// rankingQueries are asked of the quickstart conversation; the golden
+// files pin their top hits.
+var rankingQueries = []string{
+	"本地模型部署",
+	"Ollama 还是 vLLM",
+	"显卡显存",
+	"Kyoto temples",
+	"trip budget",
+	"what did we decide about the database?",
+	"zebra quantum xylophone",
+}
+
+// TestRankingGolden pins the top hits of a fixed set of queries on the
+// quickstart conversation, for score fusion and for rank fusion. A change
+// meant to move them is accepted with go test -run TestRankingGolden -update.
+func TestRankingGolden(t *testing.T) {
+	for _, fusion := range []string{"score", "rrf"} {
+		t.Run(fusion, func(t *testing.T) {
+			e := openTest(t, func(c *core.Config) { c.Retriever.Fusion = fusion })
+			if _, err := e.IngestFile(t.Context(), filepath.Join("..", "..", "examples", "quickstart", "conversation.jsonl"), FileOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			now := time.Date(2026, 4, 1, 0, 0, 0, 0, cst)
+			for _, q := range rankingQueries {
+				res, err := e.Recall(t.Context(), core.Query{Text: q, TopK: 3, Now: now, NoTime: true})
+				if err != nil {
+					t.Fatalf("%q: %v", q, err)
+				}
+				fmt.Fprintf(&b, "query %q\n", q)
+				for i, h := range res.Hits {
+					fmt.Fprintf(&b, "  %d %-28s score %.4f  vector %.4f  bm25 %.4f  relevance %.4f\n",
+						i+1, strings.Join(h.Refs(), ","), h.Score, h.Scores.Vector, h.Scores.BM25, h.Relevance)
+				}
+			}
+			path := filepath.Join("testdata", "ranking", fusion+".golden")
+			if *updateRanking {
+				if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), b.String()); diff != "" {
+				t.Errorf("ranking changed (-want +got); accept with -update:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSanitizeQuery(t *testing.T) {
+	prompt := strings.Repeat("You are a helpful assistant. Follow the rules below carefully. ", 5)
+	tests := []struct {
+		name, in, want string
+	}{
+		{"short passes", "what did we decide about the database?", "what did we decide about the database?"},
+		{"short statement passes", "Kyoto temples", "Kyoto temples"},
+		{"last question", prompt + "Is this fine? User: When did Alice renew her passport?", "When did Alice renew her passport?"},
+		{"question then instruction", prompt + "\nWhich GPU did I buy? Answer briefly.", "Which GPU did I buy?"},
+		{"chinese question", prompt + "\n用户：我上周三下午说的数据库方案是什么？", "我上周三下午说的数据库方案是什么？"},
+		{"last meaningful sentence", prompt + "\nTell me about the trip to Kyoto. ok.", "Tell me about the trip to Kyoto."},
+		{"version numbers do not split", prompt + "\nWhat changed in v1.2 of the plugin?", "What changed in v1.2 of the plugin?"},
+		{"tail", strings.Repeat("x", 250), strings.Repeat("x", 200)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, sanitizeQuery(tt.in)); diff != "" {
+				t.Errorf("sanitizeQuery (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func FuzzSanitizeQuery(f *testing.F) {
+	f.Add("what did we decide?")
+	f.Add(strings.Repeat("规则。", 80) + "我的护照什么时候到期？")
+	f.Add(strings.Repeat("a. ", 100))
+	f.Fuzz(func(t *testing.T, q string) {
+		got := sanitizeQuery(q)
+		if len([]rune(q)) <= maxCleanQuery && got != q {
+			t.Fatalf("short query changed: %q -> %q", q, got)
+		}
+		if n := len([]rune(got)); n > max(maxCleanQuery, len([]rune(q))) {
+			t.Fatalf("result of %d characters", n)
+		}
+	})
+}
+
+// TestRelevanceFloor checks that the floor empties a query about nothing in
+// a large enough memory and keeps one about something in it.
+func TestRelevanceFloor(t *testing.T) {
+	e := openTest(t)
+	msgs := corpus(7, 600, 20, time.Date(2026, 1, 5, 9, 0, 0, 0, cst))
+	if _, err := e.Ingest(t.Context(), msgs); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		q    string
+		want bool
+	}{
+		{"kyoto temple budget", true},
+		{"zebra quantum xylophone", false},
+		{"what did I say about the narwhal", false},
+	} {
+		res, err := e.Recall(t.Context(), core.Query{Text: tt.q, TopK: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(res.Hits) > 0; got != tt.want {
+			t.Errorf("%q: found %v (%d hits), want %v", tt.q, got, len(res.Hits), tt.want)
+		}
+		for _, h := range res.Hits {
+			if h.Relevance < 0 || h.Relevance > 1 {
+				t.Errorf("%q: hit %s relevance %v outside [0,1]", tt.q, h.ID, h.Relevance)
+			}
+		}
+	}
+}
