@@ -119,6 +119,26 @@ type StorageConfig struct {
 	CacheTTLHours int `mapstructure:"cache_ttl_hours" json:"cache_ttl_hours" yaml:"cache_ttl_hours"`
 	// CacheMaxMB bounds the cache's size on disk.
 	CacheMaxMB int `mapstructure:"cache_max_mb" json:"cache_max_mb" yaml:"cache_max_mb"`
+	// VectorCacheMB bounds the memory (Go heap) the vector search keeps
+	// week segments of vectors in; the rest is read from the store's
+	// memory map at each search (see core/vector). 0 means the default,
+	// 512; -1 keeps no vectors in memory.
+	VectorCacheMB int `mapstructure:"vector_cache_mb" json:"vector_cache_mb" yaml:"vector_cache_mb"`
+}
+
+// DefaultVectorCacheMB is the default of storage.vector_cache_mb.
+const DefaultVectorCacheMB = 512
+
+// VectorCacheBytes returns storage.vector_cache_mb in bytes, as
+// core/vector's Options.CacheBytes takes it: negative for no cache.
+func (s StorageConfig) VectorCacheBytes() int64 {
+	switch {
+	case s.VectorCacheMB < 0:
+		return -1
+	case s.VectorCacheMB == 0:
+		return DefaultVectorCacheMB << 20
+	}
+	return int64(s.VectorCacheMB) << 20
 }
 
 // PluginSpec names a plugin: a built-in by Name, or an external program by
@@ -216,8 +236,14 @@ type ArchiveConfig struct {
 type PluginsConfig struct {
 	// Timeout bounds one plugin call.
 	Timeout time.Duration `mapstructure:"timeout" json:"timeout" yaml:"timeout"`
-	// InProcess runs built-in plugins inside the engine's process instead
-	// of as subprocesses.
+	// Subprocess runs each built-in plugin (hash, turn, general, ...) as
+	// a subprocess over go-plugin, as external plugins (those with a
+	// command) always run. By default built-ins run inside the engine's
+	// process: a one-shot command then starts no second process.
+	Subprocess bool `mapstructure:"subprocess" json:"subprocess" yaml:"subprocess"`
+	// InProcess is the older switch: true runs built-ins in process even
+	// when Subprocess is set. Built-ins run in process by default now, so
+	// it is needed only to override a Subprocess set elsewhere.
 	InProcess bool `mapstructure:"in_process" json:"in_process" yaml:"in_process"`
 }
 
@@ -260,6 +286,9 @@ func (c *Config) SetDefaults() {
 	}
 	if c.Storage.CacheMaxMB == 0 {
 		c.Storage.CacheMaxMB = 1024
+	}
+	if c.Storage.VectorCacheMB == 0 {
+		c.Storage.VectorCacheMB = DefaultVectorCacheMB
 	}
 	if c.Embedding.Name == "" && c.Embedding.Command == "" {
 		c.Embedding.Name = "hash"
@@ -385,6 +414,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Storage.CacheMaxMB < 0 {
 		bad("storage.cache_max_mb", "must not be negative")
+	}
+	if c.Storage.VectorCacheMB < -1 || c.Storage.VectorCacheMB > 1<<20 {
+		bad("storage.vector_cache_mb", "%d is not -1 (no cache) or between 0 and 1048576", c.Storage.VectorCacheMB)
 	}
 	if c.Embedding.Dim < 0 || c.Embedding.Dim > 1<<16 {
 		bad("embedding.dim", "%d is out of range", c.Embedding.Dim)

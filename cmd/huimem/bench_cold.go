@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -12,74 +14,144 @@ import (
 	"github.com/huimemory/huimemory/internal/render"
 )
 
+// defaultBeamDir is where the BEAM 100K development chats are read from
+// by `bench cold --beam` when no folder is given.
+const defaultBeamDir = "../shared/bench/beam/100K-dev"
+
 func (a *app) benchColdCmd() *cobra.Command {
-	var sizes string
+	var sizes, beamDir, keep string
 	var runs int
 	var large, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "cold [--chunks 10000,100000] [--large] [--runs 10] [--json]",
+		Use:   "cold [--chunks 10000,100000] [--large] [--beam [DIR]] [--runs 10] [--json]",
 		Short: "Measure whole processes: one ingest, then one-shot recall and get, with peak RSS",
 		Long: `Measure HuiMemory as an agent that calls it as a command sees it. At each
 size in --chunks, write a synthetic corpus as JSONL, ingest it with one
 "huimem ingest" process, then run --runs one-shot "huimem recall -k 10" and
 "huimem get" processes, each a cold start. Reports wall time (median, min,
-max), CPU time and peak RSS (from getrusage) of each. --large adds the
-1,000,000-chunk step. HUIMEM_* settings in the environment reach the
-children, e.g. HUIMEM_PLUGINS_IN_PROCESS=false.`,
+max), the median CPU time and the peak RSS (from getrusage) of each, and
+the load average before and after (the machine may be shared: compare
+runs made one after the other). --large adds the 1,000,000-chunk step.
+
+--beam ingests the BEAM 100K development chats instead
+(` + defaultBeamDir + `/*.messages.jsonl, or the folder given as
+--beam=DIR), read where they are, and recalls their questions.
+
+HUIMEM_* settings in the environment reach the children, e.g.
+HUIMEM_PLUGINS_SUBPROCESS=true or HUIMEM_STORAGE_VECTOR_CACHE_MB=-1.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var list []int
-			for _, f := range strings.Split(sizes, ",") {
-				n, err := strconv.Atoi(strings.TrimSpace(f))
-				if err != nil || n < 100 || n > 10_000_000 {
-					return usagef("bench cold: --chunks %q: want sizes from 100 to 10000000", sizes)
-				}
-				list = append(list, n)
-			}
-			if large {
-				list = append(list, 1_000_000)
-			}
 			if runs < 1 || runs > 1000 {
 				return usagef("bench cold: --runs %d is not between 1 and 1000", runs)
+			}
+			type step struct {
+				chunks  int
+				files   []string
+				queries []string
+			}
+			var steps []step
+			if cmd.Flags().Changed("beam") {
+				files, queries, err := beamInputs(beamDir)
+				if err != nil {
+					return err
+				}
+				steps = append(steps, step{files: files, queries: queries})
+			}
+			if !cmd.Flags().Changed("beam") || cmd.Flags().Changed("chunks") || large {
+				if !cmd.Flags().Changed("beam") || cmd.Flags().Changed("chunks") {
+					for _, f := range strings.Split(sizes, ",") {
+						n, err := strconv.Atoi(strings.TrimSpace(f))
+						if err != nil || n < 100 || n > 10_000_000 {
+							return usagef("bench cold: --chunks %q: want sizes from 100 to 10000000", sizes)
+						}
+						steps = append(steps, step{chunks: n})
+					}
+				}
+				if large {
+					steps = append(steps, step{chunks: 1_000_000})
+				}
 			}
 			exe, err := os.Executable()
 			if err != nil {
 				return err
 			}
 			var results []*cold.Result
-			for _, n := range list {
+			for _, s := range steps {
 				dir, err := os.MkdirTemp("", "huimem-cold-")
 				if err != nil {
 					return err
 				}
-				r, err := cold.Run(cmd.Context(), cold.Options{Exe: exe, Chunks: n, Runs: runs, Dir: dir})
+				r, err := cold.Run(cmd.Context(), cold.Options{Exe: exe, Chunks: s.chunks, Runs: runs, Dir: dir,
+					Files: s.files, Queries: s.queries})
+				if keep != "" && err == nil {
+					err = os.Rename(filepath.Join(dir, "home"), filepath.Join(keep, fmt.Sprintf("home-%s-%d", r.Corpus, r.Chunks)))
+				}
 				os.RemoveAll(dir)
 				if err != nil {
-					return fmt.Errorf("bench cold at %d chunks: %w", n, err)
+					return fmt.Errorf("bench cold at %d chunks: %w", s.chunks, err)
 				}
-				a.logf("bench cold: %d chunks done", n)
+				a.logf("bench cold: %s, %d chunks done", r.Corpus, r.Chunks)
 				results = append(results, r)
 			}
 			if asJSON {
 				return render.JSON(a.stdout, results)
 			}
-			mib := func(b int64) string { return fmt.Sprintf("%.0f", float64(b)/(1<<20)) }
-			w := a.stdout
-			fmt.Fprintln(w, "| chunks | ingest wall s | ingest CPU s | ingest peak RSS MiB | recall median ms (min..max) | recall peak RSS MiB | get median ms (min..max) | get peak RSS MiB |")
-			fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|")
-			for _, r := range results {
-				fmt.Fprintf(w, "| %d | %.1f | %.1f | %s | %.1f (%.1f..%.1f) | %s | %.1f (%.1f..%.1f) | %s |\n", r.Chunks,
-					r.Ingest.WallMS/1000, r.Ingest.CPUMS/1000, mib(r.Ingest.PeakRSS),
-					r.Recall.MedianMS, r.Recall.MinMS, r.Recall.MaxMS, mib(r.Recall.MaxPeakRSS),
-					r.Get.MedianMS, r.Get.MinMS, r.Get.MaxMS, mib(r.Get.MaxPeakRSS))
-			}
+			printCold(a, results)
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&sizes, "chunks", "10000,100000", "corpus sizes in chunks")
+	f.StringVar(&sizes, "chunks", "10000,100000", "synthetic corpus sizes in chunks")
 	f.BoolVar(&large, "large", false, "add the 1,000,000-chunk step")
+	f.StringVar(&beamDir, "beam", defaultBeamDir, "ingest the BEAM chats in this folder instead (real data)")
+	f.Lookup("beam").NoOptDefVal = defaultBeamDir
 	f.IntVar(&runs, "runs", 10, "one-shot recalls and gets to time at each size")
+	f.StringVar(&keep, "keep", "", "move each home into this folder instead of deleting it, for profiling by hand")
 	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
 	return cmd
+}
+
+// beamInputs lists the BEAM chats in dir and reads their questions, the
+// recall queries.
+func beamInputs(dir string) (files, queries []string, err error) {
+	files, err = filepath.Glob(filepath.Join(dir, "*.messages.jsonl"))
+	if err != nil || len(files) == 0 {
+		return nil, nil, usagef("bench cold: --beam: no *.messages.jsonl in %s", dir)
+	}
+	for _, f := range files {
+		qs, err := os.ReadFile(strings.TrimSuffix(f, ".messages.jsonl") + ".questions.jsonl")
+		if err != nil {
+			continue // questions are optional; the synthetic queries stand in
+		}
+		for i, line := range strings.Split(string(qs), "\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			var q struct {
+				Query string `json:"query"`
+			}
+			if err := json.Unmarshal([]byte(line), &q); err != nil {
+				return nil, nil, fmt.Errorf("bench cold: %s:%d: %v", f, i+1, err)
+			}
+			if q.Query != "" {
+				queries = append(queries, q.Query)
+			}
+		}
+	}
+	return files, queries, nil
+}
+
+func printCold(a *app, results []*cold.Result) {
+	mib := func(b int64) string { return fmt.Sprintf("%.0f", float64(b)/(1<<20)) }
+	w := a.stdout
+	fmt.Fprintln(w, "| corpus | chunks | ingest wall s | ingest CPU s | ingest peak RSS MiB | recall median ms (min..max) | recall CPU ms | recall peak RSS MiB | get median ms (min..max) | get CPU ms | get peak RSS MiB | load avg |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range results {
+		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %s | %.1f (%.1f..%.1f) | %.0f | %s | %.1f (%.1f..%.1f) | %.0f | %s | %.1f→%.1f |\n",
+			r.Corpus, r.Chunks,
+			r.Ingest.WallMS/1000, r.Ingest.CPUMS/1000, mib(r.Ingest.PeakRSS),
+			r.Recall.MedianMS, r.Recall.MinMS, r.Recall.MaxMS, r.Recall.MedianCPUMS, mib(r.Recall.MaxPeakRSS),
+			r.Get.MedianMS, r.Get.MinMS, r.Get.MaxMS, r.Get.MedianCPUMS, mib(r.Get.MaxPeakRSS),
+			r.Load[0], r.Load[1])
+	}
 }

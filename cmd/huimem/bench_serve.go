@@ -82,7 +82,7 @@ func (a *app) buildHome(ctx context.Context, home string, n int) error {
 		return err
 	}
 	cfg.Storage.Home = home
-	e, err := engine.Open(ctx, cfg, engine.Options{})
+	e, err := a.openEngine(ctx, cfg, engine.Options{})
 	if err != nil {
 		return err
 	}

@@ -46,16 +46,22 @@ func closePlugins() {
 	plugin.CleanupClients()
 }
 
-// newHost starts the plugin host for cfg: built-ins are served by this
-// very binary (`huimem plugin serve KIND NAME`) unless
+// hostOptions says how this process runs cfg's plugins: built-ins are
+// served by this very binary (`huimem plugin serve KIND NAME`) unless
 // plugins.in_process is set. With HUIMEM_DEBUG set, the plugins' stderr
 // goes to huimem's.
-func (a *app) newHost(ctx context.Context, cfg core.Config) (*host.Host, error) {
+func (a *app) hostOptions(cfg core.Config) host.Options {
 	opts := host.Options{Executable: a.pluginExecutable(cfg)}
 	if os.Getenv("HUIMEM_DEBUG") != "" {
 		opts.Stderr = a.stderr
 	}
-	h, err := host.New(ctx, cfg, opts)
+	return opts
+}
+
+// newHost starts the plugin host for cfg, for commands that talk to the
+// plugins without an engine (`huimem plugin check`).
+func (a *app) newHost(ctx context.Context, cfg core.Config) (*host.Host, error) {
+	h, err := host.New(ctx, cfg, a.hostOptions(cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -65,23 +71,14 @@ func (a *app) newHost(ctx context.Context, cfg core.Config) (*host.Host, error) 
 	return h, nil
 }
 
-// usePlugins fills the engine's parts that opts leaves unset from the
-// configured plugins.
-func (a *app) usePlugins(ctx context.Context, cfg core.Config, opts *engine.Options) error {
-	h, err := a.newHost(ctx, cfg)
-	if err != nil {
-		return err
+// openEngine opens the engine of cfg's home on the plugins cfg names, for
+// the parts opts leaves unset. It is the CLI's one way to an engine; the
+// plugins end when the engine closes.
+func (a *app) openEngine(ctx context.Context, cfg core.Config, opts engine.Options) (*engine.Engine, error) {
+	if opts.Logf == nil {
+		opts.Logf = a.logf
 	}
-	if opts.Embedder == nil {
-		opts.Embedder = h.Embedder()
-	}
-	if opts.Chunker == nil {
-		opts.Chunker = h.Chunker()
-	}
-	if opts.Extractors == nil {
-		opts.Extractors, opts.ExtractorNames = h.Extractors(), h.ExtractorNames()
-	}
-	return nil
+	return host.Open(ctx, cfg, opts, a.hostOptions(cfg))
 }
 
 // pluginExecutable returns the program that serves the built-in plugins:

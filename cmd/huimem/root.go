@@ -227,11 +227,7 @@ func (a *app) openWith(ctx context.Context, opts engine.Options, adjust func(*co
 	if isNew && !creates {
 		return nil, cfg, usagef("no HuiMemory home at %s (run \"huimem init\" or pass --home)", home)
 	}
-	opts.Logf = a.logf
-	if err := a.usePlugins(ctx, cfg, &opts); err != nil {
-		return nil, cfg, err
-	}
-	e, err := engine.Open(ctx, cfg, opts)
+	e, err := a.openEngine(ctx, cfg, opts)
 	if err == nil && isNew && notice {
 		fmt.Fprintf(a.stderr, "huimem: created a new HuiMemory home at %s\n", e.Home())
 	}

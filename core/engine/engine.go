@@ -15,18 +15,27 @@ import (
 	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
 	"github.com/huimemory/huimemory/core/vector"
-	"github.com/huimemory/huimemory/plugins/builtin"
 )
 
-// Options supply the engine's parts. Nil parts are built in-process from
-// the configuration's built-in names (see plugins/builtin); the CLI passes
-// parts that run as plugin processes (see plugins/host).
+// Options supply the engine's parts. The engine builds none of them: the
+// embedder and the chunker are required, and the extractors are optional.
+// To build the parts a configuration names (built-ins in process, or
+// plugin processes), open the engine with host.Open from plugins/host,
+// which fills the parts left nil here and sets OnClose to end its plugins.
 type Options struct {
-	Embedder   core.Embedder
-	Chunker    core.Chunker
+	// Embedder turns texts into vectors; required.
+	Embedder core.Embedder
+	// Chunker cuts a session into chunks; required.
+	Chunker core.Chunker
+	// Extractors run on each new chunk; none is fine.
 	Extractors []core.Extractor
 	// ExtractorNames label the extractors' output; parallel to Extractors.
 	ExtractorNames []string
+	// OnClose, when set, is called once when the engine closes (by Close,
+	// or by Open when it fails), after the store and index are closed. It
+	// releases what was built for the engine, such as plugin processes;
+	// its error is returned by Close.
+	OnClose func() error
 	// Logf, when set, receives progress messages such as index repairs.
 	Logf func(format string, args ...any)
 	// AllowEmbedderChange lets Open accept an embedder other than the one
@@ -65,6 +74,8 @@ type Engine struct {
 	// embedderChanged is set when Open was allowed an embedder change.
 	embedderChanged bool
 	closed          bool
+	// onClose is Options.OnClose.
+	onClose func() error
 }
 
 // Paths inside a home.
@@ -73,24 +84,16 @@ const (
 	sessionsDir = "sessions"
 )
 
-// Open opens (creating if needed) the home named by cfg.Storage.Home.
+// Open opens (creating if needed) the home named by cfg.Storage.Home,
+// with the parts opts hands it. Without an embedder or a chunker it fails
+// with [ErrNoParts]; plugins/host's Open builds them from cfg. If Open
+// fails, it calls opts.OnClose before returning.
 func Open(ctx context.Context, cfg core.Config, opts Options) (*Engine, error) {
-	cfg.SetDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	home, err := filepath.Abs(cfg.Storage.Home)
-	if err != nil {
-		return nil, fmt.Errorf("home %q: %w", cfg.Storage.Home, err)
-	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return nil, fmt.Errorf("creating home: %w", err)
-	}
-	e := &Engine{cfg: cfg, home: home, logf: opts.Logf}
+	e := &Engine{logf: opts.Logf, onClose: opts.OnClose}
 	if e.logf == nil {
 		e.logf = func(string, ...any) {}
 	}
-	if err := e.open(ctx, opts); err != nil {
+	if err := e.open(ctx, cfg, opts); err != nil {
 		e.Close()
 		return nil, err
 	}
@@ -98,15 +101,26 @@ func Open(ctx context.Context, cfg core.Config, opts Options) (*Engine, error) {
 }
 
 // open does the work of Open; on error, Close releases what it got.
-func (e *Engine) open(ctx context.Context, opts Options) error {
-	if err := e.setParts(ctx, opts); err != nil {
+func (e *Engine) open(ctx context.Context, cfg core.Config, opts Options) error {
+	if err := e.setParts(opts); err != nil {
 		return err
 	}
+	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	home, err := filepath.Abs(cfg.Storage.Home)
+	if err != nil {
+		return fmt.Errorf("home %q: %w", cfg.Storage.Home, err)
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("creating home: %w", err)
+	}
+	e.cfg, e.home = cfg, home
 	lockWait := opts.LockWait
 	if lockWait == 0 {
 		lockWait = time.Second
 	}
-	var err error
 	if e.st, err = store.Open(filepath.Join(e.home, store.FileName), lockWait); err != nil {
 		return err
 	}
@@ -129,59 +143,24 @@ func (e *Engine) open(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// setParts takes the engine's parts from opts and builds the missing ones
-// in-process from the configuration's built-in names (plugins/builtin).
-// External plugins need a plugin host (plugins/host), as the CLI has.
-func (e *Engine) setParts(ctx context.Context, opts Options) error {
+// ErrNoParts is returned by [Open] when [Options] lack the embedder or the
+// chunker.
+var ErrNoParts = errors.New("engine: Options.Embedder and Options.Chunker are required; build them from a configuration with host.Open (plugins/host)")
+
+// setParts takes the engine's parts from opts; it builds nothing.
+func (e *Engine) setParts(opts Options) error {
+	var missing []string
+	if opts.Embedder == nil {
+		missing = append(missing, "embedder")
+	}
+	if opts.Chunker == nil {
+		missing = append(missing, "chunker")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w (missing: %s)", ErrNoParts, strings.Join(missing, ", "))
+	}
 	e.emb, e.chunker = opts.Embedder, opts.Chunker
 	e.extractors, e.extNames = opts.Extractors, opts.ExtractorNames
-	var err error
-	if e.emb == nil {
-		spec := e.cfg.Embedding.PluginSpec
-		f, ok := builtin.Embedder(spec.Name)
-		if err := inProcess("embedder", spec, ok); err != nil {
-			return err
-		}
-		if e.emb, err = f(ctx, builtin.EmbedderOptions(e.cfg.Embedding)); err != nil {
-			return fmt.Errorf("embedder %q: %w", spec.Name, err)
-		}
-	}
-	if e.chunker == nil {
-		spec := e.cfg.Chunker
-		f, ok := builtin.Chunker(spec.Name)
-		if err := inProcess("chunker", spec, ok); err != nil {
-			return err
-		}
-		if e.chunker, err = f(ctx, spec.Options); err != nil {
-			return fmt.Errorf("chunker %q: %w", spec.Name, err)
-		}
-	}
-	if opts.Extractors == nil {
-		for _, spec := range e.cfg.Extractors {
-			f, ok := builtin.Extractor(spec.Name)
-			if err := inProcess("extractor", spec, ok); err != nil {
-				return err
-			}
-			x, err := f(ctx, spec.Options)
-			if err != nil {
-				return fmt.Errorf("extractor %q: %w", spec.Name, err)
-			}
-			e.extractors = append(e.extractors, x)
-			e.extNames = append(e.extNames, spec.Name)
-		}
-	}
-	return nil
-}
-
-// inProcess reports why a plugin spec cannot be built in process, if it
-// cannot.
-func inProcess(kind string, spec core.PluginSpec, known bool) error {
-	switch {
-	case spec.External():
-		return fmt.Errorf("%s %q runs %s: %w: external plugins need a plugin host (plugins/host)", kind, spec.Name, spec.Command, core.ErrInvalid)
-	case !known:
-		return fmt.Errorf("%w: no built-in %s is called %q (built-in %ss: %s)", core.ErrInvalid, kind, spec.Name, kind, strings.Join(builtin.Names(kind), ", "))
-	}
 	return nil
 }
 
@@ -231,7 +210,8 @@ func (e *Engine) Home() string { return e.home }
 // EmbedderInfo returns the embedder's name, model and dimension.
 func (e *Engine) EmbedderInfo() core.EmbedderInfo { return e.info }
 
-// Close closes the index and the store.
+// Close closes the index and the store, then calls [Options.OnClose]. It
+// waits for writes in progress; Close is safe to call more than once.
 func (e *Engine) Close() error {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -247,6 +227,9 @@ func (e *Engine) Close() error {
 	}
 	if e.st != nil {
 		errs = append(errs, e.st.Close())
+	}
+	if e.onClose != nil {
+		errs = append(errs, e.onClose())
 	}
 	return errors.Join(errs...)
 }

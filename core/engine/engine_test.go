@@ -499,7 +499,7 @@ func TestIndexRepairAfterDivergence(t *testing.T) {
 			cfg := core.Config{}
 			cfg.Storage.Home = t.TempDir()
 			// An empty index from another home stands in for a stale one.
-			e, err := Open(t.Context(), cfg, Options{})
+			e, err := openWith(t, cfg, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -535,7 +535,7 @@ func TestIndexRepairAfterDivergence(t *testing.T) {
 			var logs []string
 			cfg := core.Config{}
 			cfg.Storage.Home = home
-			e2, err := Open(t.Context(), cfg, Options{Logf: func(f string, a ...any) { logs = append(logs, f) }})
+			e2, err := openWith(t, cfg, Options{Logf: func(f string, a ...any) { logs = append(logs, f) }})
 			if err != nil {
 				t.Fatalf("reopen: %v", err)
 			}
@@ -563,7 +563,7 @@ func TestSecondProcessIsLockedOut(t *testing.T) {
 	openHome(t, home)
 	cfg := core.Config{}
 	cfg.Storage.Home = home
-	_, err := Open(t.Context(), cfg, Options{LockWait: 50 * time.Millisecond})
+	_, err := openWith(t, cfg, Options{LockWait: 50 * time.Millisecond})
 	if !errors.Is(err, core.ErrLocked) {
 		t.Fatalf("second open error %v, want ErrLocked", err)
 	}
@@ -577,11 +577,11 @@ func TestEmbedderChangeIsDetected(t *testing.T) {
 	cfg := core.Config{}
 	cfg.Storage.Home = home
 	cfg.Embedding.Dim = 128
-	_, err := Open(t.Context(), cfg, Options{})
+	_, err := openWith(t, cfg, Options{})
 	if !errors.Is(err, core.ErrEmbedderChanged) || !strings.Contains(err.Error(), "huimem reindex") {
 		t.Fatalf("error %v, want ErrEmbedderChanged telling to reindex", err)
 	}
-	e2, err := Open(t.Context(), cfg, Options{AllowEmbedderChange: true})
+	e2, err := openWith(t, cfg, Options{AllowEmbedderChange: true})
 	if err != nil {
 		t.Fatal(err)
 	}

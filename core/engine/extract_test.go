@@ -33,7 +33,7 @@ func TestExtractionRetriedLater(t *testing.T) {
 	x := &flaky{}
 	x.down.Store(true)
 	cfg := core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}
-	e, err := Open(t.Context(), cfg, Options{Embedder: emb, Extractors: []core.Extractor{x}, ExtractorNames: []string{"llm"}, Logf: t.Logf})
+	e, err := openWith(t, cfg, Options{Embedder: emb, Extractors: []core.Extractor{x}, ExtractorNames: []string{"llm"}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func openHome(t testing.TB, home string, mutate ...func(*core.Config)) *Engine {
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	e, err := Open(t.Context(), cfg, Options{Logf: t.Logf})
+	e, err := openWith(t, cfg, Options{Logf: t.Logf})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/huimemory/huimemory/core/tools"
 	"github.com/huimemory/huimemory/internal/perf"
 	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 // benchSizes are the corpus sizes, in chunks; 100k runs only with
@@ -35,7 +36,7 @@ func BenchmarkContext(b *testing.B) {
 	for _, n := range benchSizes() {
 		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
 			cfg := core.Config{Storage: core.StorageConfig{Home: b.TempDir()}}
-			e, err := engine.Open(b.Context(), cfg, engine.Options{})
+			e, err := host.Open(b.Context(), cfg, engine.Options{}, host.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/tools"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 var cst = time.FixedZone("CST", 8*3600)
@@ -18,7 +19,7 @@ var cst = time.FixedZone("CST", 8*3600)
 func openEngine(t testing.TB) *engine.Engine {
 	t.Helper()
 	cfg := core.Config{Storage: core.StorageConfig{Home: t.TempDir()}, Extractors: []core.PluginSpec{{Name: "general"}}}
-	e, err := engine.Open(t.Context(), cfg, engine.Options{})
+	e, err := host.Open(t.Context(), cfg, engine.Options{}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/huimemory/huimemory/core/mcpserver"
 	"github.com/huimemory/huimemory/core/tools"
 	"github.com/huimemory/huimemory/internal/render"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 var (
@@ -52,7 +53,7 @@ func openHome(t *testing.T, namespaces ...string) *engine.Engine {
 	t.Helper()
 	var cfg core.Config
 	cfg.Storage.Home = t.TempDir()
-	e, err := engine.Open(t.Context(), cfg, engine.Options{Logf: t.Logf})
+	e, err := host.Open(t.Context(), cfg, engine.Options{Logf: t.Logf}, host.Options{})
 	if err != nil {
 		t.Fatalf("engine.Open: %v", err)
 	}

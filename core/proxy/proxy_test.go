@@ -25,6 +25,7 @@ import (
 	"github.com/huimemory/huimemory/core/proxy/proxytest"
 	"github.com/huimemory/huimemory/core/server"
 	"github.com/huimemory/huimemory/core/tools"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 const (
@@ -43,7 +44,7 @@ type env struct {
 
 func newEnv(t *testing.T, model func(proxytest.Request) proxytest.Reply, cfg core.TakeoverConfig) *env {
 	t.Helper()
-	e, err := engine.Open(t.Context(), core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}, engine.Options{Logf: t.Logf})
+	e, err := host.Open(t.Context(), core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}, engine.Options{Logf: t.Logf}, host.Options{})
 	if err != nil {
 		t.Fatalf("engine.Open: %v", err)
 	}
@@ -727,7 +728,7 @@ func TestTakeoverBadRequests(t *testing.T) {
 }
 
 func TestTakeoverNewChecksTheUpstream(t *testing.T) {
-	e, err := engine.Open(t.Context(), core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}, engine.Options{})
+	e, err := host.Open(t.Context(), core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}, engine.Options{}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/tools"
 	"github.com/huimemory/huimemory/internal/render"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 var cst = time.FixedZone("CST", 8*3600)
@@ -61,7 +62,7 @@ func newFixture(t *testing.T, cfg core.ServerConfig) *fixture {
 func newFixtureWith(t *testing.T, cfg core.ServerConfig, takeover *core.TakeoverConfig) *fixture {
 	t.Helper()
 	ctx := t.Context()
-	e, err := engine.Open(ctx, core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}, engine.Options{})
+	e, err := host.Open(ctx, core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}, engine.Options{}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +360,7 @@ func TestCheckAddr(t *testing.T) {
 func TestConcurrentAndShutdown(t *testing.T) {
 	home := t.TempDir()
 	ctx := t.Context()
-	e, err := engine.Open(ctx, core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{})
+	e, err := host.Open(ctx, core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +423,7 @@ func TestConcurrentAndShutdown(t *testing.T) {
 	if len(accepted) == 0 {
 		t.Fatal("no append was accepted before the shutdown")
 	}
-	e, err = engine.Open(ctx, core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{})
+	e, err = host.Open(ctx, core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/jsonl"
 	"github.com/huimemory/huimemory/core/tools"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -40,7 +41,7 @@ const bobSecret = "My bank PIN is 4921 and the vault password is swordfish."
 // "bob".
 func newMemory(t *testing.T) *engine.Engine {
 	t.Helper()
-	e, err := engine.Open(t.Context(), core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}, engine.Options{Logf: t.Logf})
+	e, err := host.Open(t.Context(), core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}, engine.Options{Logf: t.Logf}, host.Options{})
 	if err != nil {
 		t.Fatalf("engine.Open: %v", err)
 	}

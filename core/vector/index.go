@@ -22,59 +22,149 @@ func segmentOf(unixNano int64) int64 {
 	return d / weekNanos
 }
 
+// segmentStart returns the first instant of segment b.
+func segmentStart(b int64) time.Time { return time.Unix(0, b*weekNanos+mondayOffset) }
+
+// DefaultCacheBytes is the heap budget of an [Index] whose [Options]
+// leave CacheBytes at 0: 512 MiB, half a million 256-dimension vectors.
+const DefaultCacheBytes = 512 << 20
+
 // Loader reads the vectors of namespace ns with chunk times in [from, to)
 // from the store, calling fn for each in time order. Zero bounds are open.
+// raw need only be valid during the call to fn: the index copies what it
+// keeps.
 type Loader func(ns string, from, to time.Time, fn func(id string, unixNano int64, raw []byte) error) error
 
 // Decoder turns a stored vector into float32s, appending to dst.
 type Decoder func(dst []float32, raw []byte) []float32
 
-// Index is a cache of vectors with exact cosine search. It is safe for
+// Options tune an [Index].
+type Options struct {
+	// CacheBytes bounds the Go heap the index keeps vectors in (the
+	// float32s, ids and times of its cached week segments). 0 means
+	// [DefaultCacheBytes]; a negative value keeps nothing, so that every
+	// search reads the store.
+	CacheBytes int64
+	// Decode turns a stored vector into float32s. Nil means the store
+	// holds little-endian float32s (core/store's EncodeVector), which a
+	// search then reads in place, without copying, on little-endian
+	// machines.
+	Decode Decoder
+}
+
+// Index is an exact cosine search over the vectors of a store, with a
+// bounded cache of week segments in the Go heap. It is safe for
 // concurrent use.
+//
+// A search scans the cached segments it needs from the heap and reads the
+// rest from the store through the loader, scoring each vector where the
+// loader hands it over (for bbolt, in its memory map) without keeping it.
+// A segment is copied into the cache the second time a search needs it,
+// and only while the cache stays within its budget: a one-shot process
+// copies nothing, and a long-running one keeps what it searches again,
+// up to the budget, with the rest read from the store at every search.
+// The least recently searched segments leave the cache first, never for
+// a segment of the same search, so a corpus larger than the budget does
+// not churn the cache.
 type Index struct {
 	dim    int
 	load   Loader
 	decode Decoder
+	// inPlace is set when stored vectors are read where they lie.
+	inPlace bool
+	budget  int64
 
-	mu  sync.Mutex
-	nss map[string]*nsCache
+	mu   sync.Mutex
+	nss  map[string]*nsCache
+	used int64  // bytes held by cached segments
+	tick uint64 // search counter, for least-recently-used eviction
 }
 
 type nsCache struct {
-	// complete means every segment that holds vectors has an entry in segs.
-	complete bool
-	segs     map[int64]*segment
+	segs map[int64]*segment
+	// seen counts the searches that needed each segment, for admission.
+	seen map[int64]uint32
+	// version grows with every invalidation of a segment, so that a
+	// segment read before an invalidation is not cached after it.
+	version map[int64]uint64
 }
 
 type segment struct {
-	stale bool
 	times []int64
 	ids   []string
 	vecs  []float32 // len(ids)*dim
+	bytes int64
+	used  uint64 // tick of the last search that scanned it
 }
 
-// New returns an empty index of dim-dimensional vectors read through load.
+// New returns an index of dim-dimensional vectors read through load and
+// turned into float32s by decode, with the default cache budget. See
+// [NewWithOptions].
 func New(dim int, load Loader, decode Decoder) *Index {
-	return &Index{dim: dim, load: load, decode: decode, nss: map[string]*nsCache{}}
+	return NewWithOptions(dim, load, Options{Decode: decode})
+}
+
+// NewWithOptions returns an index of dim-dimensional vectors read through
+// load.
+func NewWithOptions(dim int, load Loader, o Options) *Index {
+	budget := o.CacheBytes
+	switch {
+	case budget == 0:
+		budget = DefaultCacheBytes
+	case budget < 0:
+		budget = 0
+	}
+	decode := o.Decode
+	if decode == nil {
+		decode = appendLE
+	}
+	return &Index{dim: dim, load: load, decode: decode, inPlace: o.Decode == nil && canView,
+		budget: budget, nss: map[string]*nsCache{}}
 }
 
 // Dim returns the vector dimension.
 func (x *Index) Dim() int { return x.dim }
 
+// CacheStats says what the cache holds.
+type CacheStats struct {
+	Segments, Vectors int
+	Bytes, Budget     int64
+}
+
+// Stats returns what the cache holds now.
+func (x *Index) Stats() CacheStats {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	st := CacheStats{Bytes: x.used, Budget: x.budget}
+	for _, c := range x.nss {
+		for _, s := range c.segs {
+			st.Segments++
+			st.Vectors += len(s.ids)
+		}
+	}
+	return st
+}
+
+func (x *Index) ns(ns string) *nsCache {
+	c := x.nss[ns]
+	if c == nil {
+		c = &nsCache{segs: map[int64]*segment{}, seen: map[int64]uint32{}, version: map[int64]uint64{}}
+		x.nss[ns] = c
+	}
+	return c
+}
+
 // Invalidate drops the cached segment that holds time t in namespace ns, so
-// that the next search reloads it from the store.
+// that the next search reads it from the store.
 func (x *Index) Invalidate(ns string, t time.Time) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	c := x.nss[ns]
-	if c == nil {
-		return
-	}
+	c := x.ns(ns)
 	b := segmentOf(t.UnixNano())
+	c.version[b]++
 	if s := c.segs[b]; s != nil {
-		s.stale = true
-	} else {
-		c.segs[b] = &segment{stale: true}
+		x.used -= s.bytes
+		delete(c.segs, b)
 	}
 }
 
@@ -82,7 +172,13 @@ func (x *Index) Invalidate(ns string, t time.Time) {
 func (x *Index) Reset() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.nss = map[string]*nsCache{}
+	for _, c := range x.nss {
+		for b := range c.segs {
+			c.version[b]++
+		}
+		clear(c.segs)
+	}
+	x.used = 0
 }
 
 // Match is one search result.
@@ -102,10 +198,6 @@ func (x *Index) Search(ns string, q []float32, since, before time.Time, k int, a
 	if k <= 0 {
 		return nil, nil
 	}
-	segs, err := x.segments(ns, since, before)
-	if err != nil {
-		return nil, err
-	}
 	lo, hi := int64(minInt64), int64(maxInt64)
 	if !since.IsZero() {
 		lo = since.UnixNano()
@@ -113,17 +205,25 @@ func (x *Index) Search(ns string, q []float32, since, before time.Time, k int, a
 	if !before.IsZero() {
 		hi = before.UnixNano()
 	}
+	if lo >= hi {
+		return nil, nil
+	}
+	p := x.plan(ns, lo, hi)
 	h := &topK{k: k}
 	dim := x.dim
-	for _, s := range segs {
+	for _, s := range p.cached {
 		i, _ := slices.BinarySearch(s.times, lo)
 		j, _ := slices.BinarySearch(s.times, hi)
 		for ; i < j; i++ {
 			if allow != nil && !allow(s.ids[i]) {
 				continue
 			}
-			score := Dot(q, s.vecs[i*dim:(i+1)*dim])
-			h.offer(Match{ID: s.ids[i], Time: s.times[i], Score: score})
+			h.offer(Match{ID: s.ids[i], Time: s.times[i], Score: Dot(q, s.vecs[i*dim:(i+1)*dim])})
+		}
+	}
+	if len(p.gaps) > 0 {
+		if err := x.stream(ns, q, p, h, allow); err != nil {
+			return nil, err
 		}
 	}
 	return h.sorted(), nil
@@ -134,118 +234,222 @@ const (
 	maxInt64 = 1<<63 - 1
 )
 
-// segments returns the fresh segments that overlap [since, before),
-// loading what is missing or stale.
-func (x *Index) segments(ns string, since, before time.Time) ([]*segment, error) {
+// gap is a time range [lo, hi) with no cached segment in it, read from the
+// store.
+type gap struct{ lo, hi int64 }
+
+// plan is what one search reads: cached segments and gaps.
+type plan struct {
+	cached []*segment
+	gaps   []gap
+	// admit lists the segments to copy into the cache as they are read,
+	// with their versions when the search started.
+	admit map[int64]uint64
+	tick  uint64
+}
+
+// plan splits [lo, hi) into the cached segments that hold vectors in it
+// and the gaps between them, and picks the segments the gaps' reads may
+// copy into the cache.
+func (x *Index) plan(ns string, lo, hi int64) *plan {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	c := x.nss[ns]
-	if c == nil {
-		c = &nsCache{segs: map[int64]*segment{}}
-		x.nss[ns] = c
+	x.tick++
+	p := &plan{tick: x.tick}
+	c := x.ns(ns)
+	first, last := int64(minInt64), int64(maxInt64)
+	if lo != minInt64 {
+		first = segmentOf(lo)
 	}
-	bounded := !since.IsZero() && !before.IsZero()
-	var first, last int64
-	if bounded {
-		first, last = segmentOf(since.UnixNano()), segmentOf(before.UnixNano()-1)
+	if hi != maxInt64 {
+		last = segmentOf(hi - 1)
 	}
-	if !bounded || last-first > 104 {
-		// Open or long windows read the whole namespace once.
-		if !c.complete {
-			if err := x.loadAll(ns, c); err != nil {
-				return nil, err
-			}
-		}
-		var out []*segment
-		keys := make([]int64, 0, len(c.segs))
-		for b := range c.segs {
+	keys := make([]int64, 0, len(c.segs))
+	for b := range c.segs {
+		if b >= first && b <= last {
 			keys = append(keys, b)
 		}
-		slices.Sort(keys)
-		for _, b := range keys {
-			if bounded && (b < first || b > last) {
+	}
+	slices.Sort(keys)
+	at := lo
+	for _, b := range keys {
+		s := c.segs[b]
+		s.used = p.tick
+		p.cached = append(p.cached, s)
+		if start := b*weekNanos + mondayOffset; start > at {
+			p.gaps = append(p.gaps, gap{at, start})
+		}
+		at = max(at, (b+1)*weekNanos+mondayOffset)
+	}
+	if at < hi {
+		p.gaps = append(p.gaps, gap{at, hi})
+	}
+	// Segments wholly inside a gap are counted as seen; those seen
+	// before may be cached. A segment only partly inside the window is
+	// not: its read is partial.
+	if x.budget > 0 {
+		for _, g := range p.gaps {
+			if g.lo == minInt64 || g.hi == maxInt64 {
+				// An open window: its segments are counted as they are
+				// read (see finish).
+				p.admit = map[int64]uint64{}
+				for b, n := range c.seen {
+					if n > 0 && segmentWithin(b, g) {
+						p.admit[b] = c.version[b]
+					}
+				}
 				continue
 			}
-			s, err := x.fresh(ns, c, b)
-			if err != nil {
-				return nil, err
-			}
-			if s != nil {
-				out = append(out, s)
+			for b := segmentOf(g.lo); b <= segmentOf(g.hi-1); b++ {
+				if !segmentWithin(b, g) {
+					continue
+				}
+				if c.seen[b] > 0 {
+					if p.admit == nil {
+						p.admit = map[int64]uint64{}
+					}
+					p.admit[b] = c.version[b]
+				}
+				c.seen[b]++
 			}
 		}
-		return out, nil
 	}
-	var out []*segment
-	for b := first; b <= last; b++ {
-		if _, ok := c.segs[b]; !ok && c.complete {
-			continue // known to be empty
+	return p
+}
+
+// segmentWithin reports whether segment b lies wholly inside g.
+func segmentWithin(b int64, g gap) bool {
+	return b*weekNanos+mondayOffset >= g.lo && (b+1)*weekNanos+mondayOffset <= g.hi
+}
+
+// stream reads the plan's gaps from the store, scoring each vector as it
+// comes and copying the admitted segments.
+func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(string) bool) error {
+	dim := x.dim
+	var scratch []float32
+	var building map[int64]*segment
+	seen := map[int64]bool{}
+	for _, g := range p.gaps {
+		var from, to time.Time
+		if g.lo != minInt64 {
+			from = time.Unix(0, g.lo)
 		}
-		s, err := x.fresh(ns, c, b)
+		if g.hi != maxInt64 {
+			to = time.Unix(0, g.hi)
+		}
+		open := g.lo == minInt64 || g.hi == maxInt64
+		err := x.load(ns, from, to, func(id string, t int64, raw []byte) error {
+			var v []float32
+			if x.inPlace && len(raw)%4 == 0 {
+				v = view(raw)
+			} else {
+				scratch = x.decode(scratch[:0], raw)
+				v = scratch
+			}
+			if len(v) != dim {
+				return fmt.Errorf("vector of chunk %s has dimension %d, want %d", id, len(v), dim)
+			}
+			if p.admit != nil || open {
+				b := segmentOf(t)
+				if open && !seen[b] && segmentWithin(b, g) {
+					seen[b] = true
+				}
+				if _, ok := p.admit[b]; ok {
+					if building == nil {
+						building = map[int64]*segment{}
+					}
+					s := building[b]
+					if s == nil {
+						s = &segment{}
+						building[b] = s
+					}
+					s.times = append(s.times, t)
+					s.ids = append(s.ids, id)
+					s.vecs = append(s.vecs, v...)
+				}
+			}
+			if allow != nil && !allow(id) {
+				return nil
+			}
+			h.offer(Match{ID: id, Time: t, Score: Dot(q, v)})
+			return nil
+		})
 		if err != nil {
-			return nil, err
-		}
-		if s != nil {
-			out = append(out, s)
+			return fmt.Errorf("reading vectors of namespace %q: %w", ns, err)
 		}
 	}
-	return out, nil
-}
-
-// fresh returns segment b of namespace ns, loading it if it is missing or
-// stale; nil if it holds nothing.
-func (x *Index) fresh(ns string, c *nsCache, b int64) (*segment, error) {
-	s := c.segs[b]
-	if s != nil && !s.stale {
-		if len(s.ids) == 0 {
-			return nil, nil
-		}
-		return s, nil
-	}
-	from := time.Unix(0, b*weekNanos+mondayOffset)
-	to := time.Unix(0, (b+1)*weekNanos+mondayOffset)
-	s = &segment{}
-	err := x.load(ns, from, to, func(id string, t int64, raw []byte) error {
-		return x.appendVec(s, id, t, raw)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("loading vectors of namespace %q: %w", ns, err)
-	}
-	c.segs[b] = s
-	if len(s.ids) == 0 {
-		return nil, nil
-	}
-	return s, nil
-}
-
-func (x *Index) loadAll(ns string, c *nsCache) error {
-	segs := map[int64]*segment{}
-	err := x.load(ns, time.Time{}, time.Time{}, func(id string, t int64, raw []byte) error {
-		b := segmentOf(t)
-		s := segs[b]
-		if s == nil {
-			s = &segment{}
-			segs[b] = s
-		}
-		return x.appendVec(s, id, t, raw)
-	})
-	if err != nil {
-		return fmt.Errorf("loading vectors of namespace %q: %w", ns, err)
-	}
-	c.segs = segs
-	c.complete = true
+	x.finish(ns, p, building, seen)
 	return nil
 }
 
-func (x *Index) appendVec(s *segment, id string, t int64, raw []byte) error {
-	n := len(s.vecs)
-	s.vecs = x.decode(s.vecs, raw)
-	if len(s.vecs)-n != x.dim {
-		return fmt.Errorf("vector of chunk %s has dimension %d, want %d", id, len(s.vecs)-n, x.dim)
+// finish records the segments an open search saw and caches the admitted
+// segments it read, within the budget.
+func (x *Index) finish(ns string, p *plan, building map[int64]*segment, seen map[int64]bool) {
+	if x.budget <= 0 {
+		return
 	}
-	s.times = append(s.times, t)
-	s.ids = append(s.ids, id)
-	return nil
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	c := x.ns(ns)
+	for b := range seen {
+		c.seen[b]++
+	}
+	keys := make([]int64, 0, len(building))
+	for b := range building {
+		keys = append(keys, b)
+	}
+	slices.Sort(keys)
+	for _, b := range keys {
+		s := building[b]
+		if c.version[b] != p.admit[b] || c.segs[b] != nil {
+			continue // invalidated or cached meanwhile
+		}
+		s.bytes = segmentBytes(s, x.dim)
+		s.used = p.tick
+		if !x.makeRoom(s.bytes, p.tick) {
+			continue
+		}
+		s.vecs = slices.Clip(s.vecs)
+		c.segs[b] = s
+		x.used += s.bytes
+	}
+}
+
+// segmentBytes estimates the heap a cached segment holds.
+func segmentBytes(s *segment, dim int) int64 {
+	n := int64(len(s.ids))
+	b := n*int64(4*dim) + n*(8+16) + 64
+	for _, id := range s.ids {
+		b += int64(len(id))
+	}
+	return b
+}
+
+// makeRoom evicts least recently searched segments, never one the search
+// at tick used, until n more bytes fit the budget; it reports whether
+// they do. x.mu is held.
+func (x *Index) makeRoom(n int64, tick uint64) bool {
+	if n > x.budget {
+		return false
+	}
+	for x.used+n > x.budget {
+		var victim *segment
+		var vc *nsCache
+		var vb int64
+		for _, c := range x.nss {
+			for b, s := range c.segs {
+				if s.used < tick && (victim == nil || s.used < victim.used) {
+					victim, vc, vb = s, c, b
+				}
+			}
+		}
+		if victim == nil {
+			return false
+		}
+		delete(vc.segs, vb)
+		x.used -= victim.bytes
+	}
+	return true
 }
 
 // topK keeps the k best matches in a min-heap.

@@ -7,8 +7,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // memStore is an in-memory Loader that counts what it reads.
@@ -25,7 +28,14 @@ type row struct {
 }
 
 func (m *memStore) load(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
-	for _, r := range m.rows {
+	i := 0
+	if !from.IsZero() { // rows are in time order: seek, as the store does
+		i = sort.Search(len(m.rows), func(i int) bool { return m.rows[i].t >= from.UnixNano() })
+	}
+	for _, r := range m.rows[i:] {
+		if !to.IsZero() && r.t >= to.UnixNano() {
+			break
+		}
 		if r.ns != ns || (!from.IsZero() && r.t < from.UnixNano()) || (!to.IsZero() && r.t >= to.UnixNano()) {
 			continue
 		}
@@ -137,21 +147,141 @@ func TestWeekSearchReadsOnlyThatWeek(t *testing.T) {
 	m := randomStore(24*7*20, 8, start)                  // 20 weeks, one vector an hour
 	x := New(8, m.load, decode)
 	week := start.Add(7 * 7 * 24 * time.Hour)
-	if _, err := x.Search("", m.rows[0].vec, week, week.Add(7*24*time.Hour), 5, nil); err != nil {
-		t.Fatal(err)
+	search := func() {
+		t.Helper()
+		m.reads = 0
+		if _, err := x.Search("", m.rows[0].vec, week, week.Add(7*24*time.Hour), 5, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if m.reads != 24*7 {
-		t.Errorf("a one-week search read %d vectors, want %d", m.reads, 24*7)
-	}
-	m.reads = 0
-	x.Search("", m.rows[0].vec, week, week.Add(7*24*time.Hour), 5, nil)
-	if m.reads != 0 {
-		t.Errorf("a cached week was read again (%d vectors)", m.reads)
+	// The first search reads the week and keeps nothing; the second
+	// reads it again and caches it; the third reads nothing.
+	for i, want := range []int{24 * 7, 24 * 7, 0} {
+		search()
+		if m.reads != want {
+			t.Errorf("search %d of one week read %d vectors, want %d", i+1, m.reads, want)
+		}
 	}
 	x.Invalidate("", week.Add(time.Hour))
-	x.Search("", m.rows[0].vec, week, week.Add(7*24*time.Hour), 5, nil)
+	search()
 	if m.reads != 24*7 {
 		t.Errorf("an invalidated week read %d vectors, want %d", m.reads, 24*7)
+	}
+}
+
+func TestCacheAdmission(t *testing.T) {
+	start := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	m := randomStore(24*7*10, 8, start) // 10 weeks
+	for _, tt := range []struct {
+		name        string
+		budget      int64
+		wantReads   []int // vectors read by each of four open searches
+		wantVectors int   // cached after them
+	}{
+		{"default budget", 0, []int{1680, 1680, 0, 0}, 1680},
+		{"no cache", -1, []int{1680, 1680, 1680, 1680}, 0},
+		// Room for about four weeks: those stay, the rest is read each time.
+		{"small budget", 4 * 168 * (32 + 24 + 7 + 1), []int{1680, 1680, 1008, 1008}, 672},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x := NewWithOptions(8, m.load, Options{CacheBytes: tt.budget, Decode: decode})
+			var reads []int
+			for range 4 {
+				m.reads = 0
+				if _, err := x.Search("", m.rows[0].vec, time.Time{}, time.Time{}, 5, nil); err != nil {
+					t.Fatal(err)
+				}
+				reads = append(reads, m.reads)
+			}
+			st := x.Stats()
+			if diff := cmp.Diff(tt.wantReads, reads); diff != "" {
+				t.Errorf("vectors read (-want +got):\n%s", diff)
+			}
+			if st.Vectors != tt.wantVectors || st.Bytes > max(st.Budget, 0) {
+				t.Errorf("cache holds %d vectors in %d bytes (budget %d), want %d vectors", st.Vectors, st.Bytes, st.Budget, tt.wantVectors)
+			}
+		})
+	}
+}
+
+// TestSearchSameWithAnyBudget checks that what is cached changes only
+// the cost of a search, never its result, for windows that cut weeks.
+func TestSearchSameWithAnyBudget(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m := randomStore(3000, 16, start)
+	windows := [][2]time.Time{
+		{},
+		{start.Add(30 * time.Hour), start.Add(500 * time.Hour)},
+		{start.Add(1000 * time.Hour), {}},
+		{{}, start.Add(2000 * time.Hour)},
+		{start.Add(24 * 7 * time.Hour), start.Add(24 * 14 * time.Hour)},
+	}
+	for _, budget := range []int64{-1, 0, 20000, 100000} {
+		for _, raw := range []bool{false, true} {
+			o := Options{CacheBytes: budget}
+			if !raw {
+				o.Decode = decode
+			}
+			x := NewWithOptions(16, m.load, o)
+			for round := range 3 {
+				for wi, w := range windows {
+					q := m.rows[(wi*97+round)%len(m.rows)].vec
+					got, err := x.Search("", q, w[0], w[1], 7, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+					if !w[0].IsZero() {
+						lo = w[0].UnixNano()
+					}
+					if !w[1].IsZero() {
+						hi = w[1].UnixNano()
+					}
+					var ids []string
+					for _, g := range got {
+						ids = append(ids, g.ID)
+					}
+					if diff := cmp.Diff(bruteForce(m, q, lo, hi, 7), ids); diff != "" {
+						t.Errorf("budget %d, in place %v, round %d, window %d (-want +got):\n%s", budget, raw, round, wi, diff)
+					}
+				}
+			}
+			if st := x.Stats(); budget > 0 && st.Bytes > budget {
+				t.Errorf("budget %d: cache holds %d bytes", budget, st.Bytes)
+			}
+		}
+	}
+}
+
+func TestInvalidateDuringSearchIsNotCached(t *testing.T) {
+	start := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	m := randomStore(24*7, 4, start) // one week
+	var x *Index
+	invalidate := false
+	load := func(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+		if invalidate {
+			x.Invalidate(ns, start) // a write lands while the week is read
+		}
+		return m.load(ns, from, to, fn)
+	}
+	x = New(4, load, decode)
+	x.Search("", m.rows[0].vec, time.Time{}, time.Time{}, 1, nil)
+	invalidate = true
+	x.Search("", m.rows[0].vec, time.Time{}, time.Time{}, 1, nil)
+	if st := x.Stats(); st.Vectors != 0 {
+		t.Errorf("a week invalidated while it was read was cached (%d vectors)", st.Vectors)
+	}
+}
+
+func TestBadStoredVector(t *testing.T) {
+	load := func(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+		return fn("c1", 0, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+	}
+	for _, o := range []Options{{}, {Decode: decode}} {
+		_, err := NewWithOptions(4, load, o).Search("ns", []float32{1, 0, 0, 0}, time.Time{}, time.Time{}, 1, nil)
+		if err == nil || !strings.Contains(err.Error(), "dimension 2, want 4") {
+			t.Errorf("a 2-float vector in a 4-dimension index: %v", err)
+		}
 	}
 }
 
@@ -183,6 +313,8 @@ func TestSegmentOf(t *testing.T) {
 
 var sink []Match
 
+// BenchmarkSearch searches a warm cache; BenchmarkSearchUncached reads
+// every vector from the loader, in place, as a one-shot process does.
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{1000, 10000, 100000} {
 		b.Run(fmt.Sprintf("n=%d/dim=256", n), func(b *testing.B) {
@@ -190,6 +322,33 @@ func BenchmarkSearch(b *testing.B) {
 			x := New(256, m.load, decode)
 			q := m.rows[0].vec
 			x.Search("", q, time.Time{}, time.Time{}, 20, nil)
+			x.Search("", q, time.Time{}, time.Time{}, 20, nil)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				sink, _ = x.Search("", q, time.Time{}, time.Time{}, 20, nil)
+			}
+		})
+	}
+}
+
+func BenchmarkSearchUncached(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("n=%d/dim=256", n), func(b *testing.B) {
+			m := randomStore(n, 256, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			raws := make([][]byte, len(m.rows))
+			for i, r := range m.rows {
+				raws[i] = encode(r.vec)
+			}
+			load := func(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+				for i, r := range m.rows {
+					if err := fn(r.id, r.t, raws[i]); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			x := NewWithOptions(256, load, Options{CacheBytes: -1})
+			q := m.rows[0].vec
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				sink, _ = x.Search("", q, time.Time{}, time.Time{}, 20, nil)

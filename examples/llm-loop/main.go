@@ -19,6 +19,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/tools"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 func main() {
@@ -93,7 +94,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func chat(ctx context.Context, c config, stdin io.Reader, stdout, stderr io.Writer) error {
-	mem, err := engine.Open(ctx, core.Config{Storage: core.StorageConfig{Home: c.home}}, engine.Options{})
+	mem, err := host.Open(ctx, core.Config{Storage: core.StorageConfig{Home: c.home}}, engine.Options{}, host.Options{})
 	if err != nil {
 		return fmt.Errorf("opening memory: %w", err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/tools"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 // bin is the example, built once by TestMain.
@@ -188,7 +189,7 @@ func memoryHome(t *testing.T) (home, recallText, prevID, byIDText string) {
 	t.Helper()
 	home = t.TempDir()
 	ctx := t.Context()
-	e, err := engine.Open(ctx, core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{})
+	e, err := host.Open(ctx, core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +309,7 @@ func TestToolsLoopWalksMemory(t *testing.T) {
 	}
 
 	// -save stored the exchange: a later chat can recall it.
-	e, err := engine.Open(context.Background(), core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{})
+	e, err := host.Open(context.Background(), core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/proxy/proxytest"
 	"github.com/huimemory/huimemory/core/tools"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 // huimem is the real binary, built once by TestMain.
@@ -168,7 +169,7 @@ func TestTakeoverDemoAgainstRealServe(t *testing.T) {
 
 	// After the server stops, every message is on disk, once.
 	stop()
-	e, err := engine.Open(t.Context(), core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{})
+	e, err := host.Open(t.Context(), core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

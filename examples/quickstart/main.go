@@ -9,6 +9,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/tools"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 func main() {
@@ -31,7 +32,7 @@ func run(ctx context.Context, home, file string) error {
 		home = dir
 	}
 	// Open (or create) a home; the zero config means the built-in defaults.
-	mem, err := engine.Open(ctx, core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{})
+	mem, err := host.Open(ctx, core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{}, host.Options{})
 	if err != nil {
 		return err
 	}

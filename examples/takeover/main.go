@@ -13,6 +13,7 @@ import (
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/kernel"
 	"github.com/huimemory/huimemory/core/tools"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 func main() {
@@ -53,7 +54,7 @@ func run(ctx context.Context, w io.Writer, home string, budget int, asJSON bool)
 		defer os.RemoveAll(dir)
 		home = dir
 	}
-	mem, err := engine.Open(ctx, core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{})
+	mem, err := host.Open(ctx, core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{}, host.Options{})
 	if err != nil {
 		return err
 	}

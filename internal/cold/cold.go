@@ -1,8 +1,11 @@
 // Package cold measures HuiMemory as agents that call it as a command see
 // it: whole processes. It ingests a corpus with one `huimem ingest`
 // process and then times one-shot `huimem recall` and `huimem get`
-// processes, each a cold start, recording wall time and the peak RSS the
-// kernel reports for each child (getrusage). `huimem bench cold` runs it.
+// processes, each a cold start, recording wall time, CPU time and the
+// peak RSS the kernel reports for each child (getrusage). The corpus is
+// synthetic (internal/synth, one namespace) or real chat files given by
+// path (the BEAM chats), read where they are. `huimem bench cold` runs
+// it.
 package cold
 
 import (
@@ -14,6 +17,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,9 +41,19 @@ type Options struct {
 	Env []string
 	// Messages, when set, is ingested instead of a synthetic corpus.
 	Messages []core.Message
+	// Files, when set, are chat files (generic JSONL) ingested as they
+	// are, in place of a synthetic corpus; Queries then supplies the
+	// recall queries.
+	Files []string
+	// Queries are the recall queries, used in turn; empty means the
+	// synthetic ones of internal/perf.
+	Queries []string
+	// Keep leaves the home in Dir/home for a profile by hand.
+	Keep bool
 }
 
-// Proc is what one child process cost.
+// Proc is what one child process cost. CPU time is user plus system, of
+// the child and the children it waited for.
 type Proc struct {
 	WallMS  float64 `json:"wall_ms"`
 	CPUMS   float64 `json:"cpu_ms"`
@@ -47,21 +62,26 @@ type Proc struct {
 
 // Result is one size's measurements.
 type Result struct {
-	Chunks   int   `json:"chunks"`
-	Messages int   `json:"messages"`
-	Ingest   Proc  `json:"ingest"`
-	Recall   Stats `json:"recall"`
-	Get      Stats `json:"get"`
+	// Corpus says what was ingested: "synthetic" or "beam".
+	Corpus   string `json:"corpus"`
+	Chunks   int    `json:"chunks"`
+	Messages int    `json:"messages"`
+	Ingest   Proc   `json:"ingest"`
+	Recall   Stats  `json:"recall"`
+	Get      Stats  `json:"get"`
+	// Load is the 1-minute load average before and after the run.
+	Load [2]float64 `json:"load_avg"`
 }
 
 // Stats summarises repeated one-shot processes.
 type Stats struct {
-	Runs       int     `json:"runs"`
-	MedianMS   float64 `json:"median_ms"`
-	MinMS      float64 `json:"min_ms"`
-	MaxMS      float64 `json:"max_ms"`
-	MedianRSS  int64   `json:"median_peak_rss_bytes"`
-	MaxPeakRSS int64   `json:"max_peak_rss_bytes"`
+	Runs        int     `json:"runs"`
+	MedianMS    float64 `json:"median_ms"`
+	MinMS       float64 `json:"min_ms"`
+	MaxMS       float64 `json:"max_ms"`
+	MedianCPUMS float64 `json:"median_cpu_ms"`
+	MedianRSS   int64   `json:"median_peak_rss_bytes"`
+	MaxPeakRSS  int64   `json:"max_peak_rss_bytes"`
 }
 
 // Run builds the home with one ingest process and times the one-shot
@@ -70,24 +90,49 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Runs <= 0 {
 		o.Runs = 10
 	}
-	msgs := o.Messages
-	if msgs == nil {
-		msgs = synth.Corpus(synth.Options{Seed: 1, Pairs: o.Chunks, Namespaces: perf.Namespaces[:1]})
-	}
-	data := filepath.Join(o.Dir, "data")
-	if err := os.MkdirAll(data, 0o700); err != nil {
-		return nil, err
-	}
-	if _, err := perf.WriteFiles(data, msgs, 100000); err != nil {
-		return nil, err
-	}
 	home := filepath.Join(o.Dir, "home")
-	res := &Result{Chunks: o.Chunks, Messages: len(msgs)}
+	res := &Result{Corpus: "synthetic", Chunks: o.Chunks, Load: [2]float64{LoadAvg(), 0}}
+	inputs := o.Files
+	if len(inputs) > 0 {
+		res.Corpus = "beam"
+		for _, f := range inputs {
+			n, err := countLines(f)
+			if err != nil {
+				return nil, err
+			}
+			res.Messages += n
+		}
+	} else {
+		msgs := o.Messages
+		if msgs == nil {
+			msgs = synth.Corpus(synth.Options{Seed: 1, Pairs: o.Chunks, Namespaces: perf.Namespaces[:1]})
+		}
+		data := filepath.Join(o.Dir, "data")
+		if err := os.MkdirAll(data, 0o700); err != nil {
+			return nil, err
+		}
+		if _, err := perf.WriteFiles(data, msgs, 100000); err != nil {
+			return nil, err
+		}
+		res.Messages = len(msgs)
+		inputs = []string{data}
+	}
 	var err error
-	if res.Ingest, _, err = o.run(ctx, "--home", home, "ingest", "--quiet", data); err != nil {
+	if res.Ingest, _, err = o.run(ctx, append([]string{"--home", home, "ingest", "--quiet"}, inputs...)...); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
-	queries := perf.QueryTexts(o.Runs + 1)
+	if len(o.Files) > 0 {
+		if res.Chunks, err = o.countChunks(ctx, home); err != nil {
+			return nil, err
+		}
+	}
+	queries := o.Queries
+	if len(queries) == 0 {
+		queries = perf.QueryTexts(o.Runs + 1)
+	}
+	for len(queries) < o.Runs+1 {
+		queries = append(queries, queries...)
+	}
 	// One untimed recall: the first process after an ingest may find work
 	// (an index merge) that is not a recall's.
 	if _, _, err := o.run(ctx, "--home", home, "recall", "-k", "10", queries[o.Runs]); err != nil {
@@ -121,7 +166,56 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		gets = append(gets, p)
 	}
 	res.Recall, res.Get = stats(recalls), stats(gets)
+	res.Load[1] = LoadAvg()
 	return res, nil
+}
+
+// countChunks asks `huimem stats --json` how many chunks the home holds.
+func (o Options) countChunks(ctx context.Context, home string) (int, error) {
+	_, out, err := o.run(ctx, "--home", home, "stats", "--json")
+	if err != nil {
+		return 0, fmt.Errorf("stats: %w", err)
+	}
+	var st struct {
+		Chunks int `json:"chunks"`
+	}
+	if err := json.Unmarshal(out, &st); err != nil {
+		return 0, fmt.Errorf("stats: %w", err)
+	}
+	return st.Chunks, nil
+}
+
+// countLines counts the non-empty lines of a JSONL file.
+func countLines(path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("reading %s: %w", path, err)
+	}
+	n := 0
+	for line := range bytes.Lines(data) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// LoadAvg returns the 1-minute load average, or -1 where /proc/loadavg
+// cannot be read.
+func LoadAvg() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
 }
 
 // run runs one child process and returns its cost and stdout.
@@ -139,7 +233,7 @@ func (o Options) run(ctx context.Context, args ...string) (Proc, []byte, error) 
 	p := Proc{WallMS: float64(wall.Microseconds()) / 1000}
 	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		p.PeakRSS = ru.Maxrss * 1024 // kilobytes on Linux
-		p.CPUMS = float64((ru.Utime.Nano() + ru.Stime.Nano()) / 1e6)
+		p.CPUMS = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
 	}
 	return p, out.Bytes(), nil
 }
@@ -150,12 +244,15 @@ func stats(ps []Proc) Stats {
 		return s
 	}
 	walls := make([]float64, len(ps))
+	cpus := make([]float64, len(ps))
 	rss := make([]int64, len(ps))
 	for i, p := range ps {
-		walls[i], rss[i] = p.WallMS, p.PeakRSS
+		walls[i], cpus[i], rss[i] = p.WallMS, p.CPUMS, p.PeakRSS
 	}
 	slices.Sort(walls)
+	slices.Sort(cpus)
 	slices.Sort(rss)
+	s.MedianCPUMS = cpus[len(cpus)/2]
 	s.MedianMS, s.MinMS, s.MaxMS = walls[len(walls)/2], walls[0], walls[len(walls)-1]
 	s.MedianRSS, s.MaxPeakRSS = rss[len(rss)/2], rss[len(rss)-1]
 	return s

@@ -10,13 +10,14 @@ import (
 	"github.com/huimemory/huimemory/core/server"
 	"github.com/huimemory/huimemory/core/tools"
 	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 // TestLoad runs a small mixed load against a real server on loopback and
 // checks that nothing failed and every append is readable afterwards.
 func TestLoad(t *testing.T) {
 	ctx := t.Context()
-	e, err := engine.Open(ctx, core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}, engine.Options{})
+	e, err := host.Open(ctx, core.Config{Storage: core.StorageConfig{Home: t.TempDir()}}, engine.Options{}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/plugins/host"
 	"github.com/huimemory/huimemory/timeparse"
 )
 
@@ -80,7 +81,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	cfg := o.Config
 	cfg.Storage.Home = filepath.Join(o.Dir, "home")
-	e, err := engine.Open(ctx, cfg, engine.Options{Logf: logf})
+	e, err := host.Open(ctx, cfg, engine.Options{Logf: logf}, host.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -6,11 +6,11 @@
 // either a built-in, named by name alone (`name: hash`), or an external
 // program (`command: /path/to/bin`, with args, an optional sha256 and
 // options). External programs always run as subprocesses through
-// hashicorp/go-plugin. Built-ins run as subprocesses too, served by the
-// huimem binary itself (`huimem plugin serve KIND NAME`, see
-// [Options.Executable]), so they go through the same path as anyone's
-// plugin; with cfg.Plugins.InProcess, or without an executable, they run
-// inside the calling process instead, built from package builtin.
+// hashicorp/go-plugin. Built-ins run inside the calling process, built
+// from package builtin, so that a one-shot command starts no second
+// process; with cfg.Plugins.Subprocess (and an [Options.Executable]) they
+// run as subprocesses too, served by the huimem binary itself (`huimem
+// plugin serve KIND NAME`), through the same path as anyone's plugin.
 //
 // A plugin process starts at its first call, gets its options in a
 // Configure call and reports its name, version (and, for an embedder, model

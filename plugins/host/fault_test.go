@@ -312,27 +312,34 @@ func TestCheckAndClose(t *testing.T) {
 }
 
 func TestInProcess(t *testing.T) {
-	for name, opts := range map[string]Options{
-		"plugins.in_process": {Executable: bins.huimem},
-		"no executable":      {},
+	for _, tt := range []struct {
+		name                  string
+		subprocess, inProcess bool
+		opts                  Options
+		wantInProcess         bool
+	}{
+		{"default", false, false, Options{Executable: bins.huimem}, true},
+		{"plugins.subprocess", true, false, Options{Executable: bins.huimem}, false},
+		{"plugins.in_process overrides subprocess", true, true, Options{Executable: bins.huimem}, true},
+		{"no executable", true, false, Options{}, true},
 	} {
-		t.Run(name, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig(t, func(c *core.Config) {
-				c.Plugins.InProcess = name == "plugins.in_process"
+				c.Plugins.Subprocess, c.Plugins.InProcess = tt.subprocess, tt.inProcess
 				c.Chunker.Name = "window"
 				c.Chunker.Options = map[string]string{"size": "200"}
 			})
-			h, err := New(t.Context(), cfg, opts)
+			h, err := New(t.Context(), cfg, tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer h.Close()
-			if _, ok := h.Embedder().(*embedderProc); ok {
-				t.Errorf("the embedder runs in a process")
+			if _, proc := h.Embedder().(*embedderProc); proc == tt.wantInProcess {
+				t.Errorf("embedder runs as a process: %v, want %v", proc, !tt.wantInProcess)
 			}
 			for _, st := range h.Check(t.Context()) {
-				if !st.InProcess || st.Err != nil {
-					t.Errorf("status %+v, want in process, no error", st)
+				if st.InProcess != tt.wantInProcess || st.Err != nil {
+					t.Errorf("status %+v, want in process %v, no error", st, tt.wantInProcess)
 				}
 			}
 		})

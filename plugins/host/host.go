@@ -30,8 +30,9 @@ const ProgramBuiltin = "built-in"
 // Options tune [New].
 type Options struct {
 	// Executable is the huimem program that serves the built-ins, run as
-	// `Executable plugin serve KIND NAME`. Empty runs the built-ins in the
-	// calling process, as cfg.Plugins.InProcess does.
+	// `Executable plugin serve KIND NAME`, when cfg.Plugins.Subprocess is
+	// set. Empty runs the built-ins in the calling process whatever the
+	// configuration says.
 	Executable string
 	// Stderr, when set, receives every plugin process's stderr as it
 	// comes. The last lines are kept for error messages either way.
@@ -60,7 +61,14 @@ type entry struct {
 // built-ins, but starts no process: each plugin process starts at its
 // first call. cfg should have its defaults set (core.Config.SetDefaults).
 func New(ctx context.Context, cfg core.Config, opts Options) (*Host, error) {
-	inProcess := cfg.Plugins.InProcess || opts.Executable == ""
+	return buildParts(ctx, cfg, opts, parts{embedder: true, chunker: true, extractors: true})
+}
+
+// parts says which of the configured plugins to build.
+type parts struct{ embedder, chunker, extractors bool }
+
+func buildParts(ctx context.Context, cfg core.Config, opts Options, want parts) (*Host, error) {
+	inProcess := !cfg.Plugins.Subprocess || cfg.Plugins.InProcess || opts.Executable == ""
 	h := &Host{}
 	mk := func(kind string, spec core.PluginSpec, options map[string]string) (*entry, error) {
 		e, err := newEntry(ctx, kind, spec, options, cfg.Plugins.Timeout, inProcess, opts)
@@ -71,25 +79,33 @@ func New(ctx context.Context, cfg core.Config, opts Options) (*Host, error) {
 		h.plugins = append(h.plugins, e)
 		return e, nil
 	}
-	embOptions := cloneOptions(cfg.Embedding.Options)
-	if !cfg.Embedding.External() {
-		embOptions = builtin.EmbedderOptions(cfg.Embedding)
-	}
-	e, err := mk(KindEmbedder, cfg.Embedding.PluginSpec, embOptions)
-	if err != nil {
-		return nil, err
-	}
-	h.embedder = e.embedder()
-	if e, err = mk(KindChunker, cfg.Chunker, cloneOptions(cfg.Chunker.Options)); err != nil {
-		return nil, err
-	}
-	h.chunker = e.chunker()
-	for _, spec := range cfg.Extractors {
-		if e, err = mk(KindExtractor, spec, cloneOptions(spec.Options)); err != nil {
+	if want.embedder {
+		embOptions := cloneOptions(cfg.Embedding.Options)
+		if !cfg.Embedding.External() {
+			embOptions = builtin.EmbedderOptions(cfg.Embedding)
+		}
+		e, err := mk(KindEmbedder, cfg.Embedding.PluginSpec, embOptions)
+		if err != nil {
 			return nil, err
 		}
-		h.extractors = append(h.extractors, e.extractor())
-		h.extNames = append(h.extNames, e.name)
+		h.embedder = e.embedder()
+	}
+	if want.chunker {
+		e, err := mk(KindChunker, cfg.Chunker, cloneOptions(cfg.Chunker.Options))
+		if err != nil {
+			return nil, err
+		}
+		h.chunker = e.chunker()
+	}
+	if want.extractors {
+		for _, spec := range cfg.Extractors {
+			e, err := mk(KindExtractor, spec, cloneOptions(spec.Options))
+			if err != nil {
+				return nil, err
+			}
+			h.extractors = append(h.extractors, e.extractor())
+			h.extNames = append(h.extNames, e.name)
+		}
 	}
 	return h, nil
 }

@@ -54,11 +54,14 @@ func build(dir string) error {
 	return nil
 }
 
-// testConfig returns a configuration with defaults on a fresh home.
+// testConfig returns a configuration with defaults on a fresh home,
+// with built-ins as subprocesses (plugins.subprocess), which most tests
+// here are about.
 func testConfig(t testing.TB, mutate ...func(*core.Config)) core.Config {
 	t.Helper()
 	var cfg core.Config
 	cfg.Storage.Home = t.TempDir()
+	cfg.Plugins.Subprocess = true
 	for _, m := range mutate {
 		m(&cfg)
 	}

@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/core/store"
+)
+
+// reopenFor re-opens the sealed weeks that writing a session's transcript
+// would change: the week of its file, the weeks of the files it moved out
+// of, and the week that holds its sealed messages. An archive left beside
+// an open week (by a crash after a re-open's transaction, or before a
+// seal's) is removed: the store and the loose files hold everything in it,
+// and the transcript is about to change.
+func (e *Engine) reopenFor(ns, session string) error {
+	var weeks, open []string
+	err := e.st.View(func(tx *store.Tx) error {
+		sess, err := tx.Session(ns, session)
+		if err != nil || sess == nil {
+			return err
+		}
+		add := func(week string) error {
+			if slices.Contains(weeks, week) || slices.Contains(open, week) {
+				return nil
+			}
+			wk, err := tx.Week(ns, week)
+			if wk != nil {
+				weeks = append(weeks, week)
+			} else {
+				open = append(open, week)
+			}
+			return err
+		}
+		for _, f := range append([]string{sess.File}, sess.Stale...) {
+			if w, ok := fileWeek(ns, f); ok {
+				if err := add(w.week); err != nil {
+					return err
+				}
+			}
+		}
+		rec, err := tx.SealedSession(ns, session)
+		if rec != nil {
+			err = add(rec.Week)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, w := range open {
+		arch := filepath.Join(e.sessionsRoot(), filepath.FromSlash(archive.ArchiveFile(ns, w)))
+		if err := os.Remove(arch); err == nil {
+			e.logf("huimem: removed %s, left by an interrupted seal; week %s is open", arch, w)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	for _, w := range weeks {
+		if err := e.reopenWeek(weekRef{ns, w}); err != nil {
+			return fmt.Errorf("re-opening sealed week %s%s: %w", w, nsSuffix(ns), err)
+		}
+	}
+	return nil
+}
+
+// reopenWeek turns a sealed week back into loose files and stored text.
+// The caller holds writeMu (or is Open).
+func (e *Engine) reopenWeek(w weekRef) error {
+	var wk *store.Week
+	if err := e.st.View(func(tx *store.Tx) (err error) { wk, err = tx.Week(w.ns, w.week); return err }); err != nil || wk == nil {
+		return err
+	}
+	root := e.sessionsRoot()
+	arch := filepath.Join(root, filepath.FromSlash(wk.Archive))
+	dir := filepath.Join(root, filepath.FromSlash(w.dir()))
+	e.cleanTemps(w)
+	// Step 1: unpack, checked, beside the folder, and move the files in.
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), tmpPrefix+"reopen-"+w.week+"-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	info, err := archive.Extract(arch, filepath.Join(tmp, "w"), archive.ExtractOptions{MaxBytes: e.maxWeekBytes(), SHA256: wk.SHA256, Sync: true})
+	if err != nil {
+		return err
+	}
+	var moved []string
+	for _, f := range info.Manifest.Files {
+		dst := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return err
+		}
+		if err := os.Rename(filepath.Join(tmp, "w", filepath.FromSlash(f.Path)), dst); err != nil {
+			return err
+		}
+		moved = append(moved, dst)
+	}
+	if err := syncFiles(root, moved); err != nil {
+		return err
+	}
+	if err := fault(stepReExtracted); err != nil {
+		return err
+	}
+	// Step 2: the text goes back into the store.
+	err = e.st.Update(func(tx *store.Tx) error {
+		recs, err := tx.SealedSessions(w.ns, w.week)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			err := tx.UnsealSession(w.ns, r.Session, func(m *store.Message) (string, error) { return e.sealedText(tx, m) })
+			if err != nil {
+				return err
+			}
+		}
+		return tx.DeleteWeek(w.ns, w.week)
+	})
+	if err != nil {
+		return fmt.Errorf("restoring the text: %w", err)
+	}
+	if err := fault(stepReCommitted); err != nil {
+		return err
+	}
+	// Step 3.
+	if err := os.Remove(arch); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return archive.SyncDir(filepath.Dir(arch))
+}

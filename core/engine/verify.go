@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/huimemory/huimemory/archive"
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/store"
+)
+
+// ArchiveCheck is the result of verifying one week archive.
+type ArchiveCheck struct {
+	Namespace string `json:"namespace"`
+	Week      string `json:"week"`
+	// Archive is the archive's path relative to the sessions folder.
+	Archive  string `json:"archive"`
+	Files    int    `json:"files"`
+	RawBytes int64  `json:"raw_bytes"`
+	// Err is why the archive is bad, or nil.
+	Err   error  `json:"-"`
+	Error string `json:"error,omitempty"`
+}
+
+// VerifyArchives reads every week archive on disk to its end, checks each
+// file against the manifest, and checks that each sealed week's archive is
+// there and is the one recorded when it was sealed. It returns one check
+// per archive and, if any failed, an error naming the bad files.
+func (e *Engine) VerifyArchives(ctx context.Context) ([]ArchiveCheck, error) {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if e.closed {
+		return nil, core.ErrClosed
+	}
+	sealed := map[weekRef]*store.Week{}
+	err := e.st.View(func(tx *store.Tx) error {
+		return tx.ForEachWeek(func(wk *store.Week) error {
+			sealed[weekRef{wk.NS, wk.Week}] = wk
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	onDisk, err := e.archiveFiles()
+	if err != nil {
+		return nil, err
+	}
+	for w := range sealed {
+		if !slices.Contains(onDisk, w) {
+			onDisk = append(onDisk, w)
+		}
+	}
+	slices.SortFunc(onDisk, func(a, b weekRef) int { return strings.Compare(a.ns+"\x00"+a.week, b.ns+"\x00"+b.week) })
+	var checks []ArchiveCheck
+	var bad []string
+	for _, w := range onDisk {
+		if err := ctx.Err(); err != nil {
+			return checks, err
+		}
+		rel := archive.ArchiveFile(w.ns, w.week)
+		c := ArchiveCheck{Namespace: w.ns, Week: w.week, Archive: rel}
+		c.Err = e.verifyOne(w, rel, sealed[w], &c)
+		if c.Err != nil {
+			c.Error = c.Err.Error()
+			bad = append(bad, c.Error)
+		}
+		checks = append(checks, c)
+	}
+	if len(bad) > 0 {
+		return checks, fmt.Errorf("%d of %d archives failed verification: %s", len(bad), len(checks), strings.Join(bad, "; "))
+	}
+	return checks, nil
+}
+
+func (e *Engine) verifyOne(w weekRef, rel string, wk *store.Week, c *ArchiveCheck) error {
+	p := filepath.Join(e.sessionsRoot(), filepath.FromSlash(rel))
+	info, err := archive.Verify(p, e.maxWeekBytes())
+	if err != nil {
+		return err
+	}
+	c.Files, c.RawBytes = len(info.Manifest.Files), info.Manifest.Size()
+	if info.Manifest.Namespace != w.ns || info.Manifest.Week != w.week {
+		return fmt.Errorf("archive %s: its manifest is for week %s of namespace %q", p, info.Manifest.Week, info.Manifest.Namespace)
+	}
+	if wk != nil && (info.SHA256 != wk.SHA256 || info.Bytes != wk.ArchiveBytes) {
+		return fmt.Errorf("archive %s: %w: it is not the archive recorded when the week was sealed (sha256 %s, want %s)", p, archive.ErrCorrupt, info.SHA256, wk.SHA256)
+	}
+	return nil
+}
