@@ -63,8 +63,12 @@ var profileTypes = map[string]float64{
 	"identity": 1.0, "preference": 0.9, "decision": 0.8, "fact": 0.7, "milestone": 0.6,
 }
 
-// recentLimit bounds the turns of a session considered for the window.
-const recentLimit = 200
+// recentLimit bounds the turns of a session considered for the window;
+// firstLoad turns are read first, and more only when they all fit.
+const (
+	recentLimit = 512
+	firstLoad   = 32
+)
 
 // Context assembles the messages to send to the LLM for userMessage, the
 // newest message of session, within budget tokens (0 means the configured
@@ -82,35 +86,43 @@ func (k *Kernel) Context(ctx context.Context, session, userMessage string, budge
 
 	// 1. The new message, cut if it alone does not fit.
 	user := userMessage
-	if n := k.tok.Count(user) + MessageOverhead; n > budget-MessageOverhead {
+	if n := k.count(user) + MessageOverhead; n > budget-MessageOverhead {
 		user = k.cut(user, budget-2*MessageOverhead)
 		a.Truncated = true
 	}
-	a.Tokens.User = k.tok.Count(user) + MessageOverhead
+	a.Tokens.User = k.count(user) + MessageOverhead
 	left := budget - a.Tokens.User - MessageOverhead // one system message
 
 	// 2. Tool schemas and rules, each if it takes at most a third.
 	schemas, _ := tools.Schemas(k.d.Tools(), tools.FormatOpenAI)
 	raw, _ := json.Marshal(schemas)
-	if n := k.tok.Count(string(raw)); n <= left/3 {
+	if n := k.count(string(raw)); n <= left/3 {
 		a.Tools, a.Tokens.Tools = schemas, n
 		left -= n
 	}
 	rules := k.rules(userMessage, left/3)
 	if rules != "" {
-		a.Tokens.Rules = k.tok.Count(rules)
+		a.Tokens.Rules = k.count(rules)
 		left -= a.Tokens.Rules
 	}
 	left = max(left, 0)
 
 	// 3. The session's recent turns, first within what the profile and
 	// the memory block cannot claim.
-	turns, err := k.mem.SessionTurns(ctx, k.Namespace(), session, recentLimit)
-	if err != nil && !errors.Is(err, core.ErrNotFound) {
-		return nil, err
-	}
+	// Load the newest turns, and more only while they all fit.
+	var turns []core.Chunk
 	exclude := map[string]bool{}
-	turns = dropCurrent(turns, userMessage, exclude)
+	for n := firstLoad; ; n *= 4 {
+		all, err := k.mem.SessionTurns(ctx, k.Namespace(), session, n+1)
+		if err != nil && !errors.Is(err, core.ErrNotFound) {
+			return nil, err
+		}
+		clear(exclude)
+		turns = dropCurrent(all, userMessage, exclude)
+		if len(all) <= n || n >= recentLimit || len(k.window(turns, left).turns) < len(turns) {
+			break
+		}
+	}
 	current := maps.Clone(exclude) // the new message's own turn
 	profBudget := int(float64(left) * k.opts.Config.ProfileShare)
 	memBudget := int(float64(left) * k.opts.Config.MemoryShare)
@@ -158,12 +170,12 @@ func (k *Kernel) Context(ctx context.Context, session, userMessage string, budge
 		a.Messages = append(a.Messages, ChatMessage{Role: "user", Content: user})
 		total := a.Tokens.Tools
 		for _, m := range a.Messages {
-			total += k.tok.Count(m.Content) + MessageOverhead
+			total += k.count(m.Content) + MessageOverhead
 		}
 		if total <= budget {
 			a.Tokens.Total = total
 			if system != "" {
-				a.Tokens.System = k.tok.Count(system) + MessageOverhead
+				a.Tokens.System = k.count(system) + MessageOverhead
 			}
 			break
 		}
@@ -207,18 +219,18 @@ func rebuild(rules string, prof profileBlock, mem memoryBlock) []string {
 
 // cut shortens s to at most n tokens, marker included.
 func (k *Kernel) cut(s string, n int) string {
-	total := k.tok.Count(s)
+	total := k.count(s)
 	marker := fmt.Sprintf("\n[… %d tokens cut …]", total)
-	keep := n - k.tok.Count(marker)
+	keep := n - k.count(marker)
 	if keep <= 0 {
 		return k.tok.Cut(marker, max(n, 0))
 	}
 	head := k.tok.Cut(s, keep)
-	out := head + fmt.Sprintf("\n[… %d tokens cut …]", total-k.tok.Count(head))
-	for k.tok.Count(out) > n && keep > 0 {
+	out := head + fmt.Sprintf("\n[… %d tokens cut …]", total-k.count(head))
+	for k.count(out) > n && keep > 0 {
 		keep--
 		head = k.tok.Cut(s, keep)
-		out = head + fmt.Sprintf("\n[… %d tokens cut …]", total-k.tok.Count(head))
+		out = head + fmt.Sprintf("\n[… %d tokens cut …]", total-k.count(head))
 	}
 	return out
 }
@@ -231,14 +243,14 @@ func (k *Kernel) rules(msg string, n int) string {
 		lang = "zh"
 	}
 	full, _ := tools.Prompt(lang)
-	if k.tok.Count(full) <= n {
+	if k.count(full) <= n {
 		return full
 	}
 	short := "You have a long-term memory: call recall_memory to search it and recall_by_id with a prev/next id to read around a turn; cite turns as [id:…]; never invent a memory."
 	if lang == "zh" {
 		short = "你有长期记忆：用 recall_memory 检索，用 recall_by_id 和 prev/next id 查看上下文；引用时写 [id:…]；不要编造记忆。"
 	}
-	if k.tok.Count(short) <= n {
+	if k.count(short) <= n {
 		return short
 	}
 	return ""
@@ -291,7 +303,7 @@ func (k *Kernel) window(turns []core.Chunk, n int) window {
 		msgs := chatMessages(&turns[i])
 		cost := 0
 		for _, m := range msgs {
-			cost += k.tok.Count(m.Content) + MessageOverhead
+			cost += k.count(m.Content) + MessageOverhead
 		}
 		if w.tokens+cost > n {
 			if len(picked) == 0 && n > 4*MessageOverhead {
@@ -323,7 +335,7 @@ func (k *Kernel) fitTurn(msgs []ChatMessage, n int) ([]ChatMessage, int) {
 	var out []ChatMessage
 	used := 0
 	for i := len(msgs) - 1; i >= 0; i-- {
-		c := k.tok.Count(msgs[i].Content) + MessageOverhead
+		c := k.count(msgs[i].Content) + MessageOverhead
 		if used+c <= n {
 			out = append(out, msgs[i])
 			used += c
@@ -333,7 +345,7 @@ func (k *Kernel) fitTurn(msgs []ChatMessage, n int) ([]ChatMessage, int) {
 			m := msgs[i]
 			m.Content = k.cut(m.Content, room)
 			out = append(out, m)
-			used += k.tok.Count(m.Content) + MessageOverhead
+			used += k.count(m.Content) + MessageOverhead
 		}
 		break
 	}
@@ -385,7 +397,7 @@ func (k *Kernel) memoryBlock(ctx context.Context, msg string, now time.Time, n i
 	if k.opts.Config.RecallTopK == 0 || strings.TrimSpace(msg) == "" {
 		return b, nil
 	}
-	headerCost := k.tok.Count(b.header) + 2
+	headerCost := k.count(b.header) + 2
 	if n <= headerCost {
 		return b, nil
 	}
@@ -413,7 +425,7 @@ func (k *Kernel) memoryBlock(ctx context.Context, msg string, now time.Time, n i
 		var sb strings.Builder
 		render.Hit(&sb, h, false)
 		part := sb.String()
-		c := k.tok.Count(part) + 1
+		c := k.count(part) + 1
 		if used+c > n {
 			continue
 		}
@@ -455,7 +467,7 @@ func (k *Kernel) profile(ctx context.Context, msg string, now time.Time, n int, 
 	if k.opts.Config.ProfileItems == 0 {
 		return b, nil
 	}
-	headerCost := k.tok.Count(b.header) + 2
+	headerCost := k.count(b.header) + 2
 	if n <= headerCost {
 		return b, nil
 	}
@@ -526,7 +538,7 @@ func (k *Kernel) profile(ctx context.Context, msg string, now time.Time, n int, 
 		if len(b.lines) == k.opts.Config.ProfileItems {
 			break
 		}
-		c := k.tok.Count(f.line) + 1
+		c := k.count(f.line) + 1
 		if used+c > n {
 			continue
 		}

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"sync"
 	"errors"
 	"fmt"
 	"time"
@@ -44,6 +45,45 @@ type Kernel struct {
 	opts Options
 	tok  Tokenizer
 	d    *tools.Dispatcher
+}
+
+// counted memoises token counts: the rules, the tool schemas and the turns
+// of a session are counted again on every request, and counting is most
+// of what assembling a context costs. The cache is shared by all kernels
+// (their tokenizers are shared too) and bounded.
+var counted = struct {
+	sync.Mutex
+	m map[countKey]int
+}{m: map[countKey]int{}}
+
+type countKey struct {
+	tok Tokenizer
+	s   string
+}
+
+// maxCounted bounds the memo; it is emptied when full.
+const maxCounted = 1 << 14
+
+// count returns the tokens of s, memoised for strings worth it.
+func (k *Kernel) count(s string) int {
+	if len(s) < 64 {
+		return k.tok.Count(s)
+	}
+	key := countKey{k.tok, s}
+	counted.Lock()
+	n, ok := counted.m[key]
+	counted.Unlock()
+	if ok {
+		return n
+	}
+	n = k.tok.Count(s)
+	counted.Lock()
+	if len(counted.m) >= maxCounted {
+		clear(counted.m)
+	}
+	counted.m[key] = n
+	counted.Unlock()
+	return n
 }
 
 // New returns a kernel.
