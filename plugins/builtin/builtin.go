@@ -208,7 +208,11 @@ func EmbedderOptions(cfg core.EmbeddingConfig) map[string]string {
 	set("dim", strconv.Itoa(cfg.Dim))
 	set("model", cfg.Model)
 	set("base_url", cfg.BaseURL)
-	set("api_key_env", cfg.APIKeyEnv)
+	// api_key_env has a default (OPENAI_API_KEY): one given in options
+	// wins over it.
+	if _, ok := out["api_key_env"]; !ok {
+		set("api_key_env", cfg.APIKeyEnv)
+	}
 	set("batch_size", strconv.Itoa(cfg.BatchSize))
 	set("model_dir", cfg.ModelDir)
 	return out

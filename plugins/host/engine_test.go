@@ -11,11 +11,13 @@ import (
 )
 
 // TestIngestIsAllOrNothingWhenAPluginCrashes runs the engine on plugin
-// processes and kills one in the middle of an ingest: the ingest fails
-// with an error that names the plugin, nothing of the file is stored, and
-// the next ingest restarts the plugin and stores everything.
+// processes and kills the embedder in the middle of an ingest: the ingest
+// fails with an error that names the plugin, nothing of the file is
+// stored, and the next ingest restarts the plugin and stores everything.
+// (An extractor that crashes does not fail the ingest: see
+// TestExtractorCrashIsRetriedLater.)
 func TestIngestIsAllOrNothingWhenAPluginCrashes(t *testing.T) {
-	for _, kind := range []string{KindExtractor, KindEmbedder} {
+	for _, kind := range []string{KindEmbedder} {
 		t.Run(kind, func(t *testing.T) {
 			cfg := testConfig(t, func(c *core.Config) {
 				if kind == KindExtractor {
@@ -102,4 +104,50 @@ func transcripts(t *testing.T, home string) []string {
 		return nil
 	})
 	return out
+}
+
+// TestExtractorCrashIsRetriedLater kills an extractor process in the middle
+// of an ingest: the ingest stores everything, reports the failed
+// extraction by plugin, counts it as pending, and a retry restarts the
+// plugin (which crashes again on the same turn, so it stays pending) while
+// the other turns keep their memories.
+func TestExtractorCrashIsRetriedLater(t *testing.T) {
+	cfg := testConfig(t, func(c *core.Config) { c.Extractors = []core.PluginSpec{faulty("-kind", "extractor")} })
+	h := newHost(t, cfg)
+	e, err := engine.Open(t.Context(), cfg, engine.Options{
+		Embedder: h.Embedder(), Chunker: h.Chunker(),
+		Extractors: h.Extractors(), ExtractorNames: h.ExtractorNames(), Logf: t.Logf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	file := writeJSONL(t, t.TempDir(), "crashing.jsonl",
+		`{"session":"s1","time":"2026-03-05T10:00:00+08:00","role":"user","text":"we chose Kyoto for the May trip"}`,
+		`{"session":"s1","time":"2026-03-05T10:01:00+08:00","role":"assistant","text":"noted: Kyoto in May"}`,
+		`{"session":"s2","time":"2026-03-06T10:00:00+08:00","role":"user","text":"this one makes the plugin CRASH"}`,
+	)
+	res, err := e.IngestFile(t.Context(), file, engine.FileOptions{})
+	if err != nil {
+		t.Fatalf("a crashing extractor failed the ingest: %v", err)
+	}
+	if res.Added != 3 || len(res.ExtractFailures) != 1 || res.ExtractFailures[0].Extractor != "faulty" ||
+		!strings.Contains(res.ExtractFailures[0].Error, "crashed during the call") {
+		t.Fatalf("result %+v", res)
+	}
+	st, _ := e.Stats(t.Context())
+	if st.Messages != 3 || st.PendingExtractions != 1 {
+		t.Fatalf("stats %+v, want 3 messages and 1 pending extraction", st)
+	}
+	r, err := e.RetryExtractions(t.Context(), 0)
+	if err != nil || r.Retried != 1 || r.Done != 0 || r.Left != 1 {
+		t.Fatalf("retry: %+v %v", r, err)
+	}
+	hits, err := e.Recall(t.Context(), core.Query{Text: "Kyoto trip"})
+	if err != nil || len(hits.Hits) == 0 {
+		t.Fatalf("recall: %+v %v", hits, err)
+	}
+	if m := hits.Hits[0].Memories; len(m) != 1 || m[0].Extractor != "faulty" || m[0].Type != "note" {
+		t.Errorf("memories = %+v, want one note from the faulty extractor (restarted)", m)
+	}
 }
