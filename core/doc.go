@@ -1,5 +1,7 @@
 // Package core holds HuiMemory's vocabulary: the types every other package
-// speaks in, and nothing that does work on disk.
+// speaks in. The package itself does no work on disk; the machinery that
+// does lives in its subpackages (core/store, core/index, core/vector,
+// core/engine, the servers) and beside it (archive, chunkers, plugins).
 //
 // A [Message] is one verbatim utterance. A [Chunk] (a turn chunk) is what
 // gets indexed and recalled: by default one user message plus the assistant
@@ -8,16 +10,23 @@
 // conversation with recall_by_id. A [Query] goes in, a [Results] comes out.
 //
 // The interfaces [Embedder], [Chunker] and [Extractor] are implemented by the
-// built-in plugins under plugins/ and chunkers/, and by external plugin
-// processes. [Config] is the plain configuration struct the engine takes;
-// only cmd/huimem knows about files, flags and environment variables.
+// built-ins under chunkers/ and plugins/, and by external plugin processes.
+// The engine (core/engine) is handed them; plugins/host builds them from a
+// [Config], the plain configuration struct. Only cmd/huimem knows about
+// files, flags and environment variables.
 //
-// The import graph runs one way:
+// The import graph runs one way, lower layers first; a package imports only
+// its own layer or lower ones (docs/architecture.md has the full table, and
+// internal/importgraph's test checks it):
 //
-//	timeparse, core/filter          leaves: import nothing of ours
-//	core                            vocabulary (this package)
-//	archive, chunkers, plugins/...  machinery beside core
-//	core/store, core/index, core/vector
-//	core/engine                     ties them together
-//	cmd/huimem                      thin CLI on top
+//	0 leaves       timeparse, core/filter, core/index, core/vector, configs
+//	1 vocabulary   core (this package; imports nothing of ours)
+//	2 machinery    core/jsonl, core/formats, core/store, archive/transcript,
+//	               archive, chunkers, the built-in embedders and extractors,
+//	               internal/render
+//	3 engine       core/engine, handed its parts
+//	4 plugins      the go-plugin transport, plugins/builtin, plugins/host
+//	5 services     core/tools, core/kernel, core/server, core/mcpserver,
+//	               core/proxy, the benchmark harnesses under internal/
+//	6 programs     cmd/huimem, examples/
 package core

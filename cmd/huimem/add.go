@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
-	"github.com/huimemory/huimemory/internal/render"
 )
 
 func (a *app) addCmd() *cobra.Command {
@@ -47,24 +47,20 @@ func (a *app) addCmd() *cobra.Command {
 			if err := m.Validate(); err != nil {
 				return usageError{fmt.Errorf("add: %w", err)}
 			}
-			e, _, err := a.open(cmd.Context(), engine.Options{})
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			res, err := e.Ingest(cmd.Context(), []core.Message{m})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return render.JSON(a.stdout, res)
-			}
-			if res.Added == 0 {
-				fmt.Fprintln(a.stdout, "already stored")
-				return nil
-			}
-			fmt.Fprintf(a.stdout, "added to session %s (%d chunks written)\n", m.Session, res.Chunks)
-			return nil
+			return runQuery(a, cmd, query[engine.IngestResult]{
+				JSON: asJSON,
+				Ask: func(ctx context.Context, e *engine.Engine) (engine.IngestResult, error) {
+					return e.Ingest(ctx, []core.Message{m})
+				},
+				Text: func(w io.Writer, res engine.IngestResult, _ error) error {
+					if res.Added == 0 {
+						fmt.Fprintln(w, "already stored")
+						return nil
+					}
+					fmt.Fprintf(w, "added to session %s (%d chunks written)\n", m.Session, res.Chunks)
+					return nil
+				},
+			})
 		},
 	}
 	f := cmd.Flags()

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"text/tabwriter"
 
@@ -10,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/huimemory/huimemory/core/engine"
-	"github.com/huimemory/huimemory/internal/render"
 )
 
 func (a *app) archiveCmd() *cobra.Command {
@@ -56,33 +57,30 @@ verified archive; running it again completes the work.`,
 					return usageError{err}
 				}
 			}
-			e, _, err := a.open(cmd.Context(), engine.Options{})
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			weeks, err := e.Seal(cmd.Context(), engine.SealOptions{Week: week})
-			if asJSON {
-				if weeks == nil {
-					weeks = []engine.WeekInfo{}
-				}
-				if jerr := render.JSON(a.stdout, weeks); err == nil {
-					err = jerr
-				}
-				return err
-			}
-			for _, w := range weeks {
-				fmt.Fprintf(a.stdout, "sealed %s%s: %d files, %s → %s (%.1fx), %s\n", w.Week, nsLabel(w.Namespace),
-					w.Files, bytesize(w.RawBytes), bytesize(w.ArchiveBytes), w.Ratio, filepath.Join("sessions", w.Archive))
-			}
-			if err == nil && len(weeks) == 0 {
-				if week != "" {
-					fmt.Fprintf(a.stdout, "nothing to seal: week %s has no loose transcripts\n", week)
-				} else {
-					fmt.Fprintln(a.stdout, "nothing to seal: every finished week is sealed")
-				}
-			}
-			return err
+			return runQuery(a, cmd, query[[]engine.WeekInfo]{
+				JSON: asJSON, Partial: true,
+				Ask: func(ctx context.Context, e *engine.Engine) ([]engine.WeekInfo, error) {
+					weeks, err := e.Seal(ctx, engine.SealOptions{Week: week})
+					if weeks == nil {
+						weeks = []engine.WeekInfo{}
+					}
+					return weeks, err
+				},
+				Text: func(w io.Writer, weeks []engine.WeekInfo, err error) error {
+					for _, wk := range weeks {
+						fmt.Fprintf(w, "sealed %s%s: %d files, %s → %s (%.1fx), %s\n", wk.Week, nsLabel(wk.Namespace),
+							wk.Files, bytesize(wk.RawBytes), bytesize(wk.ArchiveBytes), wk.Ratio, filepath.Join("sessions", wk.Archive))
+					}
+					if err == nil && len(weeks) == 0 {
+						if week != "" {
+							fmt.Fprintf(w, "nothing to seal: week %s has no loose transcripts\n", week)
+						} else {
+							fmt.Fprintln(w, "nothing to seal: every finished week is sealed")
+						}
+					}
+					return nil
+				},
+			})
 		},
 	}
 	cmd.Flags().StringVar(&week, "week", "", "the ISO week to seal, such as 2026-W47 (default: every finished week)")
@@ -104,45 +102,42 @@ func (a *app) archiveListCmd() *cobra.Command {
 		Short: "List the weeks of transcripts, sealed or open, with sizes and compression ratios",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			e, _, err := a.open(cmd.Context(), engine.Options{})
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			weeks, err := e.Weeks(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return render.JSON(a.stdout, weeks)
-			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAMESPACE\tWEEK\tSTATE\tFILES\tSIZE\tARCHIVE\tRATIO")
-			var raw, packed int64
-			for _, w := range weeks {
-				ns, arch, ratio := w.Namespace, "-", "-"
-				if ns == "" {
-					ns = "-"
-				}
-				if w.ArchiveBytes > 0 {
-					arch = bytesize(w.ArchiveBytes)
-				}
-				if w.Ratio > 0 {
-					ratio = fmt.Sprintf("%.1fx", w.Ratio)
-					raw += w.RawBytes
-					packed += w.ArchiveBytes
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", ns, w.Week, w.State, w.Files, bytesize(w.RawBytes), arch, ratio)
-			}
-			tw.Flush()
-			if packed > 0 {
-				fmt.Fprintf(a.stdout, "sealed: %s in %s (%.1fx)\n", bytesize(raw), bytesize(packed), float64(raw)/float64(packed))
-			}
-			return nil
+			return runQuery(a, cmd, query[[]engine.WeekInfo]{
+				JSON: asJSON,
+				Ask:  func(ctx context.Context, e *engine.Engine) ([]engine.WeekInfo, error) { return e.Weeks(ctx) },
+				Text: printWeeks,
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON array")
 	return cmd
+}
+
+// printWeeks prints the weeks as a table, and the overall compression.
+func printWeeks(out io.Writer, weeks []engine.WeekInfo, _ error) error {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tWEEK\tSTATE\tFILES\tSIZE\tARCHIVE\tRATIO")
+	var raw, packed int64
+	for _, w := range weeks {
+		ns, arch, ratio := w.Namespace, "-", "-"
+		if ns == "" {
+			ns = "-"
+		}
+		if w.ArchiveBytes > 0 {
+			arch = bytesize(w.ArchiveBytes)
+		}
+		if w.Ratio > 0 {
+			ratio = fmt.Sprintf("%.1fx", w.Ratio)
+			raw += w.RawBytes
+			packed += w.ArchiveBytes
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", ns, w.Week, w.State, w.Files, bytesize(w.RawBytes), arch, ratio)
+	}
+	tw.Flush()
+	if packed > 0 {
+		fmt.Fprintf(out, "sealed: %s in %s (%.1fx)\n", bytesize(raw), bytesize(packed), float64(raw)/float64(packed))
+	}
+	return nil
 }
 
 func (a *app) archiveVerifyCmd() *cobra.Command {
@@ -156,33 +151,30 @@ checksum recorded when it was sealed. Any mismatch, truncation or missing
 archive makes the command exit with status 1 and name the bad files.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			e, _, err := a.open(cmd.Context(), engine.Options{})
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			checks, err := e.VerifyArchives(cmd.Context())
-			if asJSON {
-				if checks == nil {
-					checks = []engine.ArchiveCheck{}
-				}
-				if jerr := render.JSON(a.stdout, checks); err == nil {
-					err = jerr
-				}
-				return err
-			}
-			for _, c := range checks {
-				p := filepath.Join("sessions", c.Archive)
-				if c.Err != nil {
-					fmt.Fprintf(a.stdout, "BAD  %s: %s\n", p, oneLine(c.Error))
-					continue
-				}
-				fmt.Fprintf(a.stdout, "ok   %s: %d files, %s\n", p, c.Files, bytesize(c.RawBytes))
-			}
-			if err == nil && len(checks) == 0 {
-				fmt.Fprintln(a.stdout, "no archives")
-			}
-			return err
+			return runQuery(a, cmd, query[[]engine.ArchiveCheck]{
+				JSON: asJSON, Partial: true,
+				Ask: func(ctx context.Context, e *engine.Engine) ([]engine.ArchiveCheck, error) {
+					checks, err := e.VerifyArchives(ctx)
+					if checks == nil {
+						checks = []engine.ArchiveCheck{}
+					}
+					return checks, err
+				},
+				Text: func(w io.Writer, checks []engine.ArchiveCheck, err error) error {
+					for _, c := range checks {
+						p := filepath.Join("sessions", c.Archive)
+						if c.Err != nil {
+							fmt.Fprintf(w, "BAD  %s: %s\n", p, oneLine(c.Error))
+							continue
+						}
+						fmt.Fprintf(w, "ok   %s: %d files, %s\n", p, c.Files, bytesize(c.RawBytes))
+					}
+					if err == nil && len(checks) == 0 {
+						fmt.Fprintln(w, "no archives")
+					}
+					return nil
+				},
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON array")

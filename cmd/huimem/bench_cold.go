@@ -19,7 +19,7 @@ import (
 const defaultBeamDir = "../shared/bench/beam/100K-dev"
 
 func (a *app) benchColdCmd() *cobra.Command {
-	var sizes, beamDir, keep string
+	var sizes, beamDir, keep, exe string
 	var runs int
 	var large, asJSON bool
 	cmd := &cobra.Command{
@@ -71,9 +71,11 @@ HUIMEM_PLUGINS_SUBPROCESS=true or HUIMEM_STORAGE_VECTOR_CACHE_MB=-1.`,
 					steps = append(steps, step{chunks: 1_000_000})
 				}
 			}
-			exe, err := os.Executable()
-			if err != nil {
-				return err
+			if exe == "" {
+				var err error
+				if exe, err = os.Executable(); err != nil {
+					return err
+				}
 			}
 			var results []*cold.Result
 			for _, s := range steps {
@@ -108,6 +110,7 @@ HUIMEM_PLUGINS_SUBPROCESS=true or HUIMEM_STORAGE_VECTOR_CACHE_MB=-1.`,
 	f.IntVar(&runs, "runs", 10, "one-shot recalls and gets to time at each size")
 	f.StringVar(&keep, "keep", "", "move each home into this folder instead of deleting it, for profiling by hand")
 	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
+	f.StringVar(&exe, "exe", "", "the huimem binary to measure (default this one), to compare two builds")
 	return cmd
 }
 

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/internal/render"
 )
@@ -22,20 +25,18 @@ time.zone or --tz set, times are shown in that zone.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := strings.ToLower(strings.TrimSpace(args[0]))
-			e, cfg, err := a.open(cmd.Context(), engine.Options{})
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			hits, err := e.RecallByID(cmd.Context(), ns, id, window)
-			if err != nil {
-				return err
-			}
-			inZone(hits, cfg)
-			if asJSON {
-				return render.JSON(a.stdout, render.JSONResults{Query: id, Results: render.NewJSONHits(hits)})
-			}
-			return render.Chunks(a.stdout, hits)
+			return runQuery(a, cmd, query[[]core.Hit]{
+				JSON: asJSON,
+				Ask: func(ctx context.Context, e *engine.Engine) ([]core.Hit, error) {
+					hits, err := e.RecallByID(ctx, ns, id, window)
+					inZone(hits, e.Config())
+					return hits, err
+				},
+				Text: func(w io.Writer, hits []core.Hit, _ error) error { return render.Chunks(w, hits) },
+				AsJSON: func(hits []core.Hit) any {
+					return render.JSONResults{Query: id, Results: render.NewJSONHits(hits)}
+				},
+			})
 		},
 	}
 	cmd.Flags().IntVarP(&window, "context", "c", 0, "neighbouring chunks to show on each side")

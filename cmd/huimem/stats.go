@@ -1,13 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/huimemory/huimemory/core/engine"
-	"github.com/huimemory/huimemory/internal/render"
 )
 
 func (a *app) statsCmd() *cobra.Command {
@@ -17,41 +18,37 @@ func (a *app) statsCmd() *cobra.Command {
 		Short: "Count what the home holds",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			e, _, err := a.open(cmd.Context(), engine.Options{})
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			s, err := e.Stats(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return render.JSON(a.stdout, s)
-			}
-			w := a.stdout
-			fmt.Fprintf(w, "home:       %s\n", s.Home)
-			fmt.Fprintf(w, "chunks:     %d\nmessages:   %d\nsessions:   %d\n", s.Chunks, s.Messages, s.Sessions)
-			names := make([]string, 0, len(s.Namespaces))
-			for ns := range s.Namespaces {
-				names = append(names, ns)
-			}
-			sort.Strings(names)
-			for _, ns := range names {
-				label := ns
-				if label == "" {
-					label = "(default)"
-				}
-				fmt.Fprintf(w, "  namespace %s: %d chunks\n", label, s.Namespaces[ns])
-			}
-			fmt.Fprintf(w, "embedder:   %s (%s, %d dimensions)\n", s.Embedder.Name, s.Embedder.Model, s.Embedder.Dim)
-			fmt.Fprintf(w, "index:      %d documents, generation %d of %d, %d pending\n", s.IndexDocs, s.IndexGen, s.Generation, s.Pending)
-			fmt.Fprintf(w, "disk:       store %s, index %s, sessions %s\n", bytesize(s.StoreBytes), bytesize(s.IndexBytes), bytesize(s.FilesBytes))
-			return nil
+			return runQuery(a, cmd, query[engine.Stats]{
+				JSON: asJSON,
+				Ask:  func(ctx context.Context, e *engine.Engine) (engine.Stats, error) { return e.Stats(ctx) },
+				Text: printStats,
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	return cmd
+}
+
+// printStats prints what the home holds.
+func printStats(w io.Writer, s engine.Stats, _ error) error {
+	fmt.Fprintf(w, "home:       %s\n", s.Home)
+	fmt.Fprintf(w, "chunks:     %d\nmessages:   %d\nsessions:   %d\n", s.Chunks, s.Messages, s.Sessions)
+	names := make([]string, 0, len(s.Namespaces))
+	for ns := range s.Namespaces {
+		names = append(names, ns)
+	}
+	sort.Strings(names)
+	for _, ns := range names {
+		label := ns
+		if label == "" {
+			label = "(default)"
+		}
+		fmt.Fprintf(w, "  namespace %s: %d chunks\n", label, s.Namespaces[ns])
+	}
+	fmt.Fprintf(w, "embedder:   %s (%s, %d dimensions)\n", s.Embedder.Name, s.Embedder.Model, s.Embedder.Dim)
+	fmt.Fprintf(w, "index:      %d documents, generation %d of %d, %d pending\n", s.IndexDocs, s.IndexGen, s.Generation, s.Pending)
+	fmt.Fprintf(w, "disk:       store %s, index %s, sessions %s\n", bytesize(s.StoreBytes), bytesize(s.IndexBytes), bytesize(s.FilesBytes))
+	return nil
 }
 
 func bytesize(n int64) string {

@@ -18,6 +18,11 @@
 // missing or damaged, before any recall can run. Recall never reads an index
 // that is known to be stale.
 //
+// The engine builds none of its parts: [Open] takes the embedder, the
+// chunker and the extractors in [Options]. plugins/host's Open builds them
+// from a core.Config (in process, or as plugin processes) and opens the
+// engine; this package links no plugin transport.
+//
 // An Engine is safe for concurrent use by several goroutines. Writes are
 // serialised; recalls run in parallel with each other and with writes.
 // Another process that opens the same home gets core.ErrLocked.

@@ -2,15 +2,12 @@ package engine
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/huimemory/huimemory/archive/transcript"
@@ -18,7 +15,6 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/jsonl"
 	"github.com/huimemory/huimemory/core/store"
-	"github.com/huimemory/huimemory/core/vector"
 )
 
 // IngestResult says what one ingest did.
@@ -106,62 +102,68 @@ type source struct {
 	track        *tracking // issue 13
 }
 
-// newMsg is a message that is not stored yet.
-type newMsg struct {
-	msg   core.Message
-	key   core.MessageKey
-	seq   uint64
-	lines int
-}
-
-// sessionPlan is what an ingest will do to one session.
-type sessionPlan struct {
-	ns, session string
-	file        string
-	msgs        []planMsg // all messages, in order
-	oldIDs      []string
-	old         map[core.ChunkKey]*store.Chunk
-	oldSession  *store.Session
-	chunks      []*plannedChunk
-	// extractFails are the extractions that failed, to retry later.
-	extractFails []ExtractFailure
-}
-
-type planMsg struct {
-	core.Message
-	ref   store.MsgRef
-	key   core.MessageKey
-	lines int
-	pos   transcript.Position
-}
-
-type plannedChunk struct {
-	rec    *store.Chunk
-	chunk  core.Chunk // with messages, for extractors and content
-	old    *store.Chunk
-	vec    []float32 // nil when the old vector is kept
-	embed  bool
-	fields bool // indexed fields changed
-}
-
 func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	return e.ingestLocked(ctx, msgs, src)
 }
 
-// ingestLocked is ingest for a caller that holds writeMu (issue 13).
+// ingestLocked is ingest for a caller that holds writeMu (issue 13). It
+// runs in three phases: plan (read the store, find the new messages),
+// prepare (chunk, extract and embed, outside any transaction) and commit
+// (one transaction); then it brings the derived index and transcripts up
+// to date and seals finished weeks if archive.auto_seal is set.
 func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
 	res := IngestResult{Messages: len(msgs)}
 	if err := e.writable(); err != nil {
 		return res, err
 	}
-	// Phase A: read what is stored and work out the new messages.
-	var plans []*sessionPlan
-	var fresh []*newMsg
-	var baseSeq uint64
+	in, err := e.planIngest(msgs, src, &res)
+	if err != nil {
+		return res, err
+	}
+	res.Added = len(in.fresh)
+	res.Sessions = len(in.plans)
+	if len(in.fresh) == 0 && len(src.dropSessions()) == 0 {
+		return res, e.recordSource(src)
+	}
+	if err := e.prepareIngest(ctx, in.plans); err != nil {
+		return res, err
+	}
+	touched, err := e.commitIngest(in, src, &res)
+	if err != nil {
+		return res, fmt.Errorf("ingest rolled back, nothing was stored: %w", err)
+	}
+	for _, t := range touched {
+		e.vx.Invalidate(t.ns, t.time)
+	}
+	removeTranscripts(e.sessionsRoot(), in.plans) // issue 13: sessions emptied by a replace
+	for _, p := range in.plans {
+		res.ExtractFailures = append(res.ExtractFailures, p.extractFails...)
+	}
+	if err := e.syncDerived(ctx); err != nil {
+		return res, err
+	}
+	if err := e.autoSeal(ctx); err != nil {
+		return res, err
+	}
+	e.maybeRetryExtractions(ctx, len(res.ExtractFailures) > 0)
+	return res, nil
+}
+
+// ingestPlan is what the plan phase of an ingest found.
+type ingestPlan struct {
+	plans   []*sessionPlan
+	fresh   []*newMsg
+	baseSeq uint64 // the store's sequence number when planned
+}
+
+// planIngest reads what is stored, counts the duplicates in res, and
+// plans each session that gains or (issue 13) loses messages.
+func (e *Engine) planIngest(msgs []core.Message, src *source, res *IngestResult) (*ingestPlan, error) {
+	in := &ingestPlan{}
 	err := e.st.View(func(tx *store.Tx) error {
-		baseSeq = tx.Seq()
+		in.baseSeq = tx.Seq()
 		seen := map[core.MessageKey]bool{}
 		bySession := map[[2]string][]*newMsg{}
 		var order [][2]string
@@ -173,8 +175,8 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 				continue
 			}
 			seen[k] = true
-			nm := &newMsg{msg: msgs[i], key: k, seq: baseSeq + uint64(len(fresh)) + 1, lines: transcript.TextLines(msgs[i].Text)}
-			fresh = append(fresh, nm)
+			nm := &newMsg{msg: msgs[i], key: k, seq: in.baseSeq + uint64(len(in.fresh)) + 1, lines: transcript.TextLines(msgs[i].Text)}
+			in.fresh = append(in.fresh, nm)
 			sk := [2]string{msgs[i].Namespace, msgs[i].Session}
 			if bySession[sk] == nil {
 				order = append(order, sk)
@@ -193,37 +195,39 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 			if err != nil {
 				return err
 			}
-			plans = append(plans, p)
+			in.plans = append(in.plans, p)
 		}
 		return nil
 	})
-	if err != nil {
-		return res, err
+	return in, err
+}
+
+// recordSource records an ingested file that brought nothing new, so that
+// the next ingest of the same content is skipped.
+func (e *Engine) recordSource(src *source) error {
+	if src == nil {
+		return nil
 	}
-	res.Added = len(fresh)
-	res.Sessions = len(plans)
-	if len(fresh) == 0 && len(src.dropSessions()) == 0 {
-		if src != nil {
-			err := e.st.Update(func(tx *store.Tx) error {
-				if src.track != nil { // issue 13
-					if err := src.track.write(tx, src); err != nil || src.track.forget {
-						return err
-					}
-					if err := tx.PutSourceHash(src.name, src.digest); err != nil {
-						return err
-					}
-				}
-				return tx.PutSourceContent(src.digest)
-			})
-			return res, err
+	return e.st.Update(func(tx *store.Tx) error {
+		if src.track != nil { // issue 13
+			if err := src.track.write(tx, src); err != nil || src.track.forget {
+				return err
+			}
+			if err := tx.PutSourceHash(src.name, src.digest); err != nil {
+				return err
+			}
 		}
-		return res, nil
-	}
-	// Phase B: chunk, extract and embed, outside any transaction.
+		return tx.PutSourceContent(src.digest)
+	})
+}
+
+// prepareIngest chunks each planned session, runs the extractors and
+// embeds the chunks that need a vector, outside any transaction.
+func (e *Engine) prepareIngest(ctx context.Context, plans []*sessionPlan) error {
 	var toEmbed []*plannedChunk
 	for _, p := range plans {
 		if err := e.chunkSession(ctx, p); err != nil {
-			return res, err
+			return err
 		}
 		for _, c := range p.chunks {
 			if c.embed {
@@ -231,17 +235,21 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 			}
 		}
 	}
-	if err := e.embedChunks(ctx, toEmbed); err != nil {
-		return res, err
-	}
-	// Phase C: write everything in one transaction.
+	return e.embedChunks(ctx, toEmbed)
+}
+
+// commitIngest writes the new messages, the planned sessions and the
+// source in one transaction, which fails if anything was written since
+// the plan. It returns the weeks whose vectors changed.
+func (e *Engine) commitIngest(in *ingestPlan, src *source, res *IngestResult) ([]touchedChunk, error) {
 	var touched []touchedChunk
-	err = e.st.Update(func(tx *store.Tx) error {
+	err := e.st.Update(func(tx *store.Tx) error {
 		touched = touched[:0]
-		if tx.Seq() != baseSeq {
+		res.Chunks, res.Removed = 0, 0
+		if tx.Seq() != in.baseSeq {
 			return fmt.Errorf("store changed during ingest; try again")
 		}
-		for _, nm := range fresh {
+		for _, nm := range in.fresh {
 			rec, err := tx.AddMessage(&nm.msg, nm.key, nm.lines)
 			if err != nil {
 				return err
@@ -257,7 +265,7 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 				}
 			}
 		}
-		for _, p := range plans {
+		for _, p := range in.plans {
 			t, changed, removed, err := e.writeSession(tx, p)
 			if err != nil {
 				return fmt.Errorf("writing session %q: %w", p.session, err)
@@ -266,37 +274,25 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 			res.Chunks += changed
 			res.Removed += removed
 		}
-		if src != nil {
-			if src.track != nil { // issue 13
-				if err := src.track.write(tx, src); err != nil || src.track.forget {
-					return err
-				}
-			}
-			if err := tx.PutSourceContent(src.digest); err != nil {
-				return err
-			}
-			return tx.PutSourceHash(src.name, src.digest)
-		}
-		return nil
+		return writeSource(tx, src)
 	})
-	if err != nil {
-		return res, fmt.Errorf("ingest rolled back, nothing was stored: %w", err)
+	return touched, err
+}
+
+// writeSource records an ingested file in the ingest's transaction.
+func writeSource(tx *store.Tx, src *source) error {
+	if src == nil {
+		return nil
 	}
-	for _, t := range touched {
-		e.vx.Invalidate(t.ns, t.time)
+	if src.track != nil { // issue 13
+		if err := src.track.write(tx, src); err != nil || src.track.forget {
+			return err
+		}
 	}
-	removeTranscripts(e.sessionsRoot(), plans) // issue 13: sessions emptied by a replace
-	for _, p := range plans {
-		res.ExtractFailures = append(res.ExtractFailures, p.extractFails...)
+	if err := tx.PutSourceContent(src.digest); err != nil {
+		return err
 	}
-	if err := e.syncDerived(ctx); err != nil {
-		return res, err
-	}
-	if err := e.autoSeal(ctx); err != nil {
-		return res, err
-	}
-	e.maybeRetryExtractions(ctx, len(res.ExtractFailures) > 0)
-	return res, nil
+	return tx.PutSourceHash(src.name, src.digest)
 }
 
 type touchedChunk struct {
@@ -313,314 +309,4 @@ func (e *Engine) writable() error {
 		return fmt.Errorf("%w: run `huimem reindex` before adding memories", core.ErrEmbedderChanged)
 	}
 	return nil
-}
-
-// loadSession reads a session's stored messages and chunks and merges in
-// the new messages.
-// Stored messages for which drop returns true are left out (issue 13).
-func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg, drop func(core.MessageKey) bool) (*sessionPlan, error) {
-	p := &sessionPlan{ns: ns, session: session, old: map[core.ChunkKey]*store.Chunk{}}
-	stored, refs, err := tx.SessionMessages(ns, session)
-	if err != nil {
-		return nil, err
-	}
-	for i, sm := range stored {
-		m, err := sm.Core()
-		if err != nil {
-			return nil, err
-		}
-		if drop(m.Key()) { // issue 13
-			continue
-		}
-		if sm.Sealed {
-			if m.Text, err = e.sealedText(tx, sm); err != nil {
-				return nil, err
-			}
-		}
-		p.msgs = append(p.msgs, planMsg{Message: m, ref: refs[i], key: m.Key(), lines: sm.Lines})
-	}
-	for _, nm := range added {
-		p.msgs = append(p.msgs, planMsg{Message: nm.msg, ref: store.MsgRef{T: nm.msg.Time.UnixNano(), Q: nm.seq}, key: nm.key, lines: nm.lines})
-	}
-	slices.SortStableFunc(p.msgs, func(a, b planMsg) int {
-		return cmp.Or(cmp.Compare(a.ref.T, b.ref.T), cmp.Compare(a.ref.Q, b.ref.Q))
-	})
-	lines := make([]int, len(p.msgs))
-	for i := range p.msgs {
-		lines[i] = p.msgs[i].lines
-	}
-	for i, pos := range transcript.Layout(lines) {
-		p.msgs[i].pos = pos
-	}
-	if len(p.msgs) > 0 { // issue 13: a replace may empty a session
-		p.file = transcript.SessionFile(ns, session, p.msgs[0].Time)
-	}
-	p.oldIDs = tx.SessionChunkIDs(ns, session)
-	for _, id := range p.oldIDs {
-		c, err := tx.Chunk(id)
-		if err != nil {
-			return nil, err
-		}
-		p.old[c.Key] = c
-	}
-	p.oldSession, err = tx.Session(ns, session)
-	return p, err
-}
-
-// chunkSession cuts a planned session into chunks and runs the extractors
-// on the chunks whose content changed.
-func (e *Engine) chunkSession(ctx context.Context, p *sessionPlan) error {
-	if len(p.msgs) == 0 { // issue 13: an emptied session has no chunks
-		return nil
-	}
-	sms := make([]core.SessionMessage, len(p.msgs))
-	for i := range p.msgs {
-		sms[i] = core.SessionMessage{Message: p.msgs[i].Message, HeaderLine: p.msgs[i].pos.Header,
-			TextStart: p.msgs[i].pos.TextStart, TextEnd: p.msgs[i].pos.TextEnd}
-	}
-	spans, err := e.chunker.Chunk(ctx, sms)
-	if err != nil {
-		return fmt.Errorf("chunking session %q: %w", p.session, err)
-	}
-	if err := core.CheckSpans(spans, sms); err != nil {
-		return fmt.Errorf("chunker returned bad chunks for session %q: %w", p.session, err)
-	}
-	seen := map[core.ChunkKey]bool{}
-	for _, sp := range spans {
-		first := &p.msgs[sp.From]
-		key := core.NewChunkKey(p.ns, p.session, first.key, sp.LineStart-first.pos.Header)
-		if seen[key] {
-			return fmt.Errorf("chunker returned two chunks starting at line %d of session %q", sp.LineStart, p.session)
-		}
-		seen[key] = true
-		pc := &plannedChunk{old: p.old[key]}
-		c := &pc.chunk
-		c.Namespace, c.Session = p.ns, p.session
-		c.Time, c.End = first.Time, p.msgs[sp.To-1].Time
-		c.File, c.LineStart, c.LineEnd = p.file, sp.LineStart, sp.LineEnd
-		c.Text, c.Section = sp.Text, sp.Section
-		refs := make([]store.MsgRef, 0, sp.To-sp.From)
-		for i := sp.From; i < sp.To; i++ {
-			c.Messages = append(c.Messages, p.msgs[i].Message)
-			refs = append(refs, p.msgs[i].ref)
-		}
-		content := c.Content()
-		sum := sha256.Sum256([]byte(content))
-		rec := &store.Chunk{
-			Key: key, NS: p.ns, Session: p.session,
-			Time: c.Time.Format(time.RFC3339Nano), End: c.End.Format(time.RFC3339Nano),
-			File: c.File, LineStart: c.LineStart, LineEnd: c.LineEnd, Msgs: refs,
-			Text: c.Text, Section: c.Section, Hash: hex.EncodeToString(sum[:]),
-			Roles: roles(c.Messages), Speakers: c.Speakers(),
-		}
-		pc.rec = rec
-		if pc.old != nil && pc.old.Hash == rec.Hash {
-			rec.Topic, rec.Memories, rec.PendingExtract = pc.old.Topic, pc.old.Memories, pc.old.PendingExtract
-		} else {
-			pc.embed = true
-			fails, err := e.extract(ctx, c, rec)
-			if err != nil {
-				return err
-			}
-			p.extractFails = append(p.extractFails, fails...)
-		}
-		c.Topic, c.Memories = rec.Topic, rec.Memories
-		pc.fields = pc.old == nil || pc.old.Hash != rec.Hash || pc.old.Topic != rec.Topic ||
-			!slices.Equal(types(pc.old.Memories), types(rec.Memories)) || pc.old.Time != rec.Time
-		p.chunks = append(p.chunks, pc)
-	}
-	return nil
-}
-
-func roles(msgs []core.Message) []string {
-	var out []string
-	for i := range msgs {
-		if r := string(msgs[i].Role); r != "" && !slices.Contains(out, r) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func types(mems []core.Memory) []string {
-	c := core.Chunk{Memories: mems}
-	return c.MemoryTypes()
-}
-
-// extract runs the extractors on a chunk and records their output. An
-// extractor that fails does not fail the ingest: the chunk is stored
-// without its memories, the extractor is listed in the chunk's
-// PendingExtract to be retried later (see extract.go), and the failure is
-// returned in fails. Only a cancelled ingest is an error.
-func (e *Engine) extract(ctx context.Context, c *core.Chunk, rec *store.Chunk) (fails []ExtractFailure, err error) {
-	rec.Topic, rec.Memories, rec.PendingExtract = "", nil, nil
-	for i, x := range e.extractors {
-		mems, err := x.Extract(ctx, c)
-		if err != nil {
-			if ctx.Err() != nil {
-				return fails, fmt.Errorf("extractor %s: %w", e.extractorName(i), err)
-			}
-			rec.PendingExtract = append(rec.PendingExtract, e.extractorName(i))
-			fails = append(fails, ExtractFailure{Session: c.Session, Time: c.Time, Extractor: e.extractorName(i), Error: err.Error()})
-			e.logf("extractor %s failed on a chunk of session %q at %s; it will be retried: %v", e.extractorName(i), c.Session, c.Time.Format(time.RFC3339), err)
-			continue
-		}
-		for _, m := range mems {
-			if m.Extractor == "" {
-				m.Extractor = e.extractorName(i)
-			}
-			if rec.Topic == "" && m.Topic != "" {
-				rec.Topic = m.Topic
-			}
-			rec.Memories = append(rec.Memories, m)
-		}
-	}
-	return fails, nil
-}
-
-func (e *Engine) extractorName(i int) string {
-	if i < len(e.extNames) {
-		return e.extNames[i]
-	}
-	return fmt.Sprintf("#%d", i+1)
-}
-
-// embedChunks fills in the vectors of the chunks that need one.
-func (e *Engine) embedChunks(ctx context.Context, chunks []*plannedChunk) error {
-	texts := make([]string, len(chunks))
-	for i, c := range chunks {
-		texts[i] = c.chunk.Content()
-	}
-	vecs, err := e.embed(ctx, texts)
-	if err != nil {
-		return err
-	}
-	for i, c := range chunks {
-		c.vec = vecs[i]
-	}
-	return nil
-}
-
-// embed embeds texts in batches and checks every vector.
-func (e *Engine) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, 0, len(texts))
-	bs := e.cfg.Embedding.BatchSize
-	for i := 0; i < len(texts); i += bs {
-		batch := texts[i:min(i+bs, len(texts))]
-		vecs, err := e.emb.Embed(ctx, batch)
-		if err != nil {
-			return nil, fmt.Errorf("embedder %s: %w", e.info.Name, err)
-		}
-		if len(vecs) != len(batch) {
-			return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", e.info.Name, len(vecs), len(batch))
-		}
-		for j, v := range vecs {
-			if len(v) != e.info.Dim {
-				return nil, fmt.Errorf("embedder %s returned a vector of dimension %d, want %d", e.info.Name, len(v), e.info.Dim)
-			}
-			if !vector.Valid(v) {
-				return nil, fmt.Errorf("embedder %s returned NaN or infinity for text %d", e.info.Name, i+j+1)
-			}
-			vector.Normalize(v)
-		}
-		out = append(out, vecs...)
-	}
-	return out, nil
-}
-
-// writeSession writes a planned session's chunks, links and vectors.
-func (e *Engine) writeSession(tx *store.Tx, p *sessionPlan) ([]touchedChunk, int, int, error) {
-	var touched []touchedChunk
-	ids := make([]string, len(p.chunks))
-	for i, c := range p.chunks {
-		id, err := tx.AllocID(c.rec.Key)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		ids[i] = id
-		c.rec.ID = id
-	}
-	changed := 0
-	for i, c := range p.chunks {
-		var ctx string
-		if i > 0 {
-			c.rec.Prev = ids[i-1]
-			ctx = p.chunks[i-1].rec.Hash
-		}
-		ctx += "/"
-		if i+1 < len(ids) {
-			c.rec.Next = ids[i+1]
-			ctx += p.chunks[i+1].rec.Hash
-		}
-		sum := sha256.Sum256([]byte(ctx))
-		c.rec.CtxHash = hex.EncodeToString(sum[:8])
-		if c.old != nil && c.old.CtxHash != c.rec.CtxHash {
-			c.fields = true // the neighbours' text is indexed with the chunk
-		}
-		if c.old != nil && sameRecord(c.old, c.rec) {
-			continue
-		}
-		changed++
-		if err := tx.PutChunk(c.rec, c.fields); err != nil {
-			return nil, 0, 0, err
-		}
-		if len(c.rec.PendingExtract) > 0 || (c.old != nil && len(c.old.PendingExtract) > 0) {
-			if err := tx.MarkPendingExtract(c.rec.ID, len(c.rec.PendingExtract) > 0); err != nil {
-				return nil, 0, 0, err
-			}
-		}
-		if c.vec != nil {
-			if err := tx.PutVector(p.ns, c.chunk.Time, c.rec.ID, c.vec); err != nil {
-				return nil, 0, 0, err
-			}
-			touched = append(touched, touchedChunk{p.ns, c.chunk.Time})
-		}
-	}
-	removed := 0
-	keep := map[string]bool{}
-	for _, id := range ids {
-		keep[id] = true
-	}
-	for _, old := range p.old {
-		if keep[old.ID] {
-			continue
-		}
-		removed++
-		if err := tx.DeleteChunk(old); err != nil {
-			return nil, 0, 0, err
-		}
-		touched = append(touched, touchedChunk{p.ns, old.StartTime()})
-	}
-	if len(p.msgs) == 0 { // issue 13: the session's last message was removed
-		return touched, changed, removed, tx.DeleteSession(p.ns, p.session)
-	}
-	if !slices.Equal(ids, p.oldIDs) {
-		if err := tx.SetSessionChunks(p.ns, p.session, ids); err != nil {
-			return nil, 0, 0, err
-		}
-	}
-	sess := &store.Session{
-		NS: p.ns, Session: p.session, File: p.file,
-		First: p.msgs[0].Time.Format(time.RFC3339Nano), Last: p.msgs[len(p.msgs)-1].Time.Format(time.RFC3339Nano),
-		Count: len(p.msgs), Chunks: len(ids),
-	}
-	if o := p.oldSession; o != nil {
-		sess.Stale = o.Stale
-		if o.File != p.file && !slices.Contains(sess.Stale, o.File) {
-			sess.Stale = append(sess.Stale, o.File)
-		}
-	}
-	if err := tx.PutSession(sess); err != nil {
-		return nil, 0, 0, err
-	}
-	if err := tx.MarkSessionDirty(p.ns, p.session); err != nil {
-		return nil, 0, 0, err
-	}
-	return touched, changed, removed, nil
-}
-
-func sameRecord(a, b *store.Chunk) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }

@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"os"
+	"slices"
+	"strconv"
 
 	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
@@ -198,4 +202,94 @@ func (e *Engine) sessionEvidence(pool []*cand, boost float64) error {
 		c.nb = (c.nb + boost*sum[sess[i]]/top) / (1 + boost)
 	}
 	return nil
+}
+
+// feedback returns expansion terms for text from the first matches of a
+// BM25 search (RM3-style pseudo-relevance feedback): each feedback chunk
+// votes for its terms in proportion to their frequency in it and to its
+// share of the feedback chunks' scores; a term's vote is multiplied by
+// its IDF, and the best terms not in the query are kept, weighted
+// relative to the best one.
+func (e *Engine) feedback(ctx context.Context, ix *index.Index, text string, bm []index.Match, docs, terms int, weight float64) ([]index.Term, error) {
+	if docs <= 0 || terms <= 0 || weight <= 0 || len(bm) == 0 {
+		return nil, nil
+	}
+	bm = bm[:min(docs, len(bm))]
+	inQuery := map[string]bool{}
+	for _, t := range ix.Analyze(text) {
+		inQuery[t] = true
+	}
+	var total float64
+	for _, m := range bm {
+		total += m.Score
+	}
+	if total <= 0 {
+		return nil, nil
+	}
+	votes := map[string]float64{}
+	err := e.st.View(func(tx *store.Tx) error {
+		for _, m := range bm {
+			c, err := tx.Chunk(m.ID)
+			if err != nil {
+				return err
+			}
+			chunk, err := e.hydrate(tx, c)
+			if err != nil {
+				return err
+			}
+			own, reply := splitRoles(chunk)
+			src := own
+			if prfReply {
+				src = chunk.Content()
+			}
+			_ = reply
+			ts := ix.Analyze(src)
+			if len(ts) == 0 {
+				continue
+			}
+			w := m.Score / total / float64(len(ts))
+			for _, t := range ts {
+				if !inQuery[t] {
+					votes[t] += w
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	cands := make([]string, 0, len(votes))
+	for t := range votes {
+		cands = append(cands, t)
+	}
+	idf, _, err := ix.IDF(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]index.Term, len(cands))
+	for i, t := range cands {
+		out[i] = index.Term{Term: t, Weight: votes[t] * idf[i]}
+	}
+	slices.SortFunc(out, func(a, b index.Term) int {
+		return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Term, b.Term))
+	})
+	out = out[:min(terms, len(out))]
+	if len(out) == 0 || out[0].Weight <= 0 {
+		return nil, nil
+	}
+	top := out[0].Weight
+	for i := range out {
+		out[i].Weight = weight * out[i].Weight / top
+	}
+	return out, nil
+}
+
+var prfReply = os.Getenv("HMX_PRF_REPLY") != ""
+
+func envF(k string, d float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(k), 64); err == nil {
+		return v
+	}
+	return d
 }

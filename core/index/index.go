@@ -17,6 +17,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
@@ -261,6 +262,15 @@ type Search struct {
 	IDs []string
 	// Size is the number of matches to return.
 	Size int
+	// Expand adds weighted terms (already analysed) to Text, in every
+	// field Text is searched in: pseudo-relevance feedback.
+	Expand []Term
+}
+
+// Term is one analysed term with a weight.
+type Term struct {
+	Term   string
+	Weight float64
 }
 
 // Match is one BM25 match.
@@ -273,12 +283,34 @@ type Match struct {
 // the same with or without them.
 func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 	var must query.Query
-	if s.Text != "" {
+	if s.Text != "" && os.Getenv("HMX_SHAPE") == "terms" {
+		seen := map[string]bool{}
+		var per []query.Query
+		for _, t := range x.Analyze(s.Text) {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			fs := []query.Query{termQuery("text", t)}
+			if s.ReplyBoost > 0 {
+				q := termQuery("reply", t)
+				q.SetBoost(s.ReplyBoost)
+				fs = append(fs, q)
+			}
+			if s.ContextBoost > 0 {
+				q := termQuery("ctx", t)
+				q.SetBoost(s.ContextBoost)
+				fs = append(fs, q)
+			}
+			per = append(per, query.NewDisjunctionQuery(fs))
+		}
+		must = query.NewDisjunctionQuery(per)
+	} else if s.Text != "" {
 		mq := query.NewMatchQuery(s.Text)
 		mq.SetField("text")
 		mq.Analyzer = AnalyzerName
 		must = mq
-		parts := []query.Query{mq}
+		parts := []query.Query{x.withExpand(mq, "text", s.Expand)}
 		for _, f := range []struct {
 			name  string
 			boost float64
@@ -287,8 +319,9 @@ func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 				q := query.NewMatchQuery(s.Text)
 				q.SetField(f.name)
 				q.Analyzer = AnalyzerName
-				q.SetBoost(f.boost)
-				parts = append(parts, q)
+				fq := x.withExpand(q, f.name, s.Expand)
+				fq.(query.BoostableQuery).SetBoost(f.boost)
+				parts = append(parts, fq)
 			}
 		}
 		if len(parts) > 1 {
@@ -330,6 +363,32 @@ func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 		out[i] = Match{ID: h.ID, Score: h.Score}
 	}
 	return out, nil
+}
+
+// withExpand returns q, or q with the expansion terms in field.
+func (x *Index) withExpand(q *query.MatchQuery, field string, exp []Term) query.Query {
+	if len(exp) == 0 {
+		return q
+	}
+	var ts []query.Query
+	for _, t := range exp {
+		tq := termQuery(field, t.Term)
+		tq.SetBoost(t.Weight)
+		ts = append(ts, tq)
+	}
+	if os.Getenv("HMX_PRF_SHAPE") == "flat" {
+		return query.NewDisjunctionQuery(append([]query.Query{q}, ts...))
+	}
+	return query.NewDisjunctionQuery([]query.Query{q, query.NewDisjunctionQuery(ts)})
+}
+
+func init() {
+	if v, err := strconv.ParseFloat(os.Getenv("HMX_K1"), 64); err == nil {
+		search.BM25_k1 = v
+	}
+	if v, err := strconv.ParseFloat(os.Getenv("HMX_B"), 64); err == nil {
+		search.BM25_b = v
+	}
 }
 
 func termQuery(field, term string) *query.TermQuery {

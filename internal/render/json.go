@@ -34,6 +34,7 @@ type JSONHit struct {
 	Topic       string           `json:"topic"`
 	Score       float64          `json:"score"`
 	Scores      core.Scores      `json:"scores"`
+	Relevance   float64          `json:"relevance"`
 	ContextRole core.ContextRole `json:"context_role"`
 	Refs        []string         `json:"refs"`
 	Section     string           `json:"section,omitempty"`
@@ -59,7 +60,7 @@ func NewJSONHits(hits []core.Hit) []JSONHit {
 		j := JSONHit{
 			ID: h.ID, Prev: h.Prev, Next: h.Next, Namespace: h.Namespace, Session: h.Session,
 			Time: h.Time, File: h.File, LineStart: h.LineStart, LineEnd: h.LineEnd, Topic: h.Topic,
-			Score: h.Score, Scores: h.Scores, ContextRole: h.ContextRole, Refs: h.Refs(),
+			Score: h.Score, Scores: h.Scores, Relevance: h.Relevance, ContextRole: h.ContextRole, Refs: h.Refs(),
 			Section: h.Section, Memories: h.Memories, Text: h.Text,
 			Messages: make([]JSONMessage, len(h.Messages)),
 		}

@@ -34,7 +34,8 @@ func write(w io.Writer, hits []core.Hit, scores bool) error {
 
 // Hit writes one hit: the anchor line, the file line and the chunk's lines
 // with their virtual line numbers. With scores set, a hit's anchor line
-// carries its fused score as 相似度.
+// carries its fused score as 相似度 and its absolute relevance as 相关度
+// (see [core.Hit]).
 func Hit(w io.Writer, h *core.Hit, scores bool) error {
 	var b strings.Builder
 	b.WriteString("[" + h.Anchor.Fields())
@@ -42,6 +43,7 @@ func Hit(w io.Writer, h *core.Hit, scores bool) error {
 		b.WriteString(" | 上下文")
 	} else if scores {
 		b.WriteString(" | 相似度: " + strconv.FormatFloat(h.Score, 'f', 3, 64))
+		b.WriteString(" | 相关度: " + strconv.FormatFloat(h.Relevance, 'f', 3, 64))
 	}
 	b.WriteString("]\n")
 	topic := h.Topic

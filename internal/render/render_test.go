@@ -28,7 +28,7 @@ func sampleHits() []core.Hit {
 					{Session: "xxx", Time: t0.Add(time.Minute), Role: core.RoleAssistant, Text: "用 Ollama。\n\n或者 vLLM。", Ref: "D1:4"},
 				},
 			},
-			Score: 0.7781, Scores: core.Scores{Vector: 0.8, BM25: 0.745}, ContextRole: core.RoleHit,
+			Score: 0.7781, Scores: core.Scores{Vector: 0.8, BM25: 0.745}, Relevance: 0.62, ContextRole: core.RoleHit,
 		},
 		{
 			Chunk: core.Chunk{

@@ -22,4 +22,8 @@
 //
 // [Host.Close] ends every plugin process; go-plugin's CleanupClients does
 // too, since the clients are managed.
+//
+// [Open] is the one way from a configuration to an engine: it builds the
+// parts the caller did not hand it, opens core/engine with them, and ends
+// the plugin processes when the engine closes.
 package host

@@ -2,9 +2,12 @@ package host_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/plugins/host"
 )
 
@@ -33,4 +36,33 @@ func ExampleNew() {
 	// chunker window built-in true 0 <nil>
 	// extractor topic built-in true 0 <nil>
 	// 1 [topic]
+}
+
+func ExampleOpen() {
+	home, err := os.MkdirTemp("", "huimem-example-")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(home)
+	cfg := core.Config{Storage: core.StorageConfig{Home: home}}
+
+	// host.Open builds the parts the configuration names (here the
+	// defaults: the hash embedder and the turn chunker, in process) and
+	// opens the engine with them; closing the engine ends the plugins.
+	ctx := context.Background()
+	e, err := host.Open(ctx, cfg, engine.Options{}, host.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer e.Close()
+	fmt.Println(e.EmbedderInfo().Name, e.EmbedderInfo().Dim)
+
+	// The engine itself builds nothing.
+	_, err = engine.Open(ctx, cfg, engine.Options{})
+	fmt.Println(errors.Is(err, engine.ErrNoParts))
+	// Output:
+	// hash 256
+	// true
 }

@@ -62,6 +62,7 @@ func processHost(t *testing.T, srv *fakeChat, timeout time.Duration, options map
 	var cfg core.Config
 	cfg.Storage.Home = t.TempDir()
 	cfg.Plugins.Timeout = timeout
+	cfg.Plugins.Subprocess = true // a real plugin process, not the in-process default
 	opts := map[string]string{"base_url": srv.URL, "model": "fake-chat"}
 	for k, v := range options {
 		opts[k] = v

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/huimemory/huimemory/core/engine"
+	"github.com/huimemory/huimemory/internal/render"
+)
+
+// query is what most commands do: open the engine, ask it one thing and
+// print the answer.
+type query[T any] struct {
+	// JSON prints the answer as one JSON value (--json); otherwise Text
+	// prints it.
+	JSON bool
+	// Partial is set when Ask returns what it did before failing (the
+	// weeks sealed, the archives checked): the answer is printed, then the
+	// error returned. Otherwise a failed Ask prints nothing.
+	Partial bool
+	Ask     func(context.Context, *engine.Engine) (T, error)
+	Text    func(w io.Writer, answer T, err error) error
+	// AsJSON, when set, gives the value printed as JSON; by default it is
+	// the answer itself.
+	AsJSON func(answer T) any
+}
+
+// runQuery opens the engine (see [app.open]), runs q, closes the engine
+// and returns the first error.
+func runQuery[T any](a *app, cmd *cobra.Command, q query[T]) error {
+	e, _, err := a.open(cmd.Context(), engine.Options{})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	answer, err := q.Ask(cmd.Context(), e)
+	if err != nil && !q.Partial {
+		return err
+	}
+	var perr error
+	switch {
+	case q.JSON && q.AsJSON != nil:
+		perr = render.JSON(a.stdout, q.AsJSON(answer))
+	case q.JSON:
+		perr = render.JSON(a.stdout, answer)
+	default:
+		perr = q.Text(a.stdout, answer, err)
+	}
+	if err != nil {
+		return err
+	}
+	return perr
+}

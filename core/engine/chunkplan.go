@@ -1,0 +1,267 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/huimemory/huimemory/archive/transcript"
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/store"
+	"github.com/huimemory/huimemory/core/vector"
+)
+
+// newMsg is a message that is not stored yet.
+type newMsg struct {
+	msg   core.Message
+	key   core.MessageKey
+	seq   uint64
+	lines int
+}
+
+// sessionPlan is what an ingest will do to one session.
+type sessionPlan struct {
+	ns, session string
+	file        string
+	msgs        []planMsg // all messages, in order
+	oldIDs      []string
+	old         map[core.ChunkKey]*store.Chunk
+	oldSession  *store.Session
+	chunks      []*plannedChunk
+	// extractFails are the extractions that failed, to retry later.
+	extractFails []ExtractFailure
+}
+
+type planMsg struct {
+	core.Message
+	ref   store.MsgRef
+	key   core.MessageKey
+	lines int
+	pos   transcript.Position
+}
+
+type plannedChunk struct {
+	rec    *store.Chunk
+	chunk  core.Chunk // with messages, for extractors and content
+	old    *store.Chunk
+	vec    []float32 // nil when the old vector is kept
+	embed  bool
+	fields bool // indexed fields changed
+}
+
+// loadSession reads a session's stored messages and chunks and merges in
+// the new messages.
+// Stored messages for which drop returns true are left out (issue 13).
+func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg, drop func(core.MessageKey) bool) (*sessionPlan, error) {
+	p := &sessionPlan{ns: ns, session: session, old: map[core.ChunkKey]*store.Chunk{}}
+	stored, refs, err := tx.SessionMessages(ns, session)
+	if err != nil {
+		return nil, err
+	}
+	for i, sm := range stored {
+		m, err := sm.Core()
+		if err != nil {
+			return nil, err
+		}
+		if drop(m.Key()) { // issue 13
+			continue
+		}
+		if sm.Sealed {
+			if m.Text, err = e.sealedText(tx, sm); err != nil {
+				return nil, err
+			}
+		}
+		p.msgs = append(p.msgs, planMsg{Message: m, ref: refs[i], key: m.Key(), lines: sm.Lines})
+	}
+	for _, nm := range added {
+		p.msgs = append(p.msgs, planMsg{Message: nm.msg, ref: store.MsgRef{T: nm.msg.Time.UnixNano(), Q: nm.seq}, key: nm.key, lines: nm.lines})
+	}
+	slices.SortStableFunc(p.msgs, func(a, b planMsg) int {
+		return cmp.Or(cmp.Compare(a.ref.T, b.ref.T), cmp.Compare(a.ref.Q, b.ref.Q))
+	})
+	lines := make([]int, len(p.msgs))
+	for i := range p.msgs {
+		lines[i] = p.msgs[i].lines
+	}
+	for i, pos := range transcript.Layout(lines) {
+		p.msgs[i].pos = pos
+	}
+	if len(p.msgs) > 0 { // issue 13: a replace may empty a session
+		p.file = transcript.SessionFile(ns, session, p.msgs[0].Time)
+	}
+	p.oldIDs = tx.SessionChunkIDs(ns, session)
+	for _, id := range p.oldIDs {
+		c, err := tx.Chunk(id)
+		if err != nil {
+			return nil, err
+		}
+		p.old[c.Key] = c
+	}
+	p.oldSession, err = tx.Session(ns, session)
+	return p, err
+}
+
+// chunkSession cuts a planned session into chunks and runs the extractors
+// on the chunks whose content changed.
+func (e *Engine) chunkSession(ctx context.Context, p *sessionPlan) error {
+	if len(p.msgs) == 0 { // issue 13: an emptied session has no chunks
+		return nil
+	}
+	sms := make([]core.SessionMessage, len(p.msgs))
+	for i := range p.msgs {
+		sms[i] = core.SessionMessage{Message: p.msgs[i].Message, HeaderLine: p.msgs[i].pos.Header,
+			TextStart: p.msgs[i].pos.TextStart, TextEnd: p.msgs[i].pos.TextEnd}
+	}
+	spans, err := e.chunker.Chunk(ctx, sms)
+	if err != nil {
+		return fmt.Errorf("chunking session %q: %w", p.session, err)
+	}
+	if err := core.CheckSpans(spans, sms); err != nil {
+		return fmt.Errorf("chunker returned bad chunks for session %q: %w", p.session, err)
+	}
+	seen := map[core.ChunkKey]bool{}
+	for _, sp := range spans {
+		first := &p.msgs[sp.From]
+		key := core.NewChunkKey(p.ns, p.session, first.key, sp.LineStart-first.pos.Header)
+		if seen[key] {
+			return fmt.Errorf("chunker returned two chunks starting at line %d of session %q", sp.LineStart, p.session)
+		}
+		seen[key] = true
+		pc := &plannedChunk{old: p.old[key]}
+		c := &pc.chunk
+		c.Namespace, c.Session = p.ns, p.session
+		c.Time, c.End = first.Time, p.msgs[sp.To-1].Time
+		c.File, c.LineStart, c.LineEnd = p.file, sp.LineStart, sp.LineEnd
+		c.Text, c.Section = sp.Text, sp.Section
+		refs := make([]store.MsgRef, 0, sp.To-sp.From)
+		for i := sp.From; i < sp.To; i++ {
+			c.Messages = append(c.Messages, p.msgs[i].Message)
+			refs = append(refs, p.msgs[i].ref)
+		}
+		content := c.Content()
+		sum := sha256.Sum256([]byte(content))
+		rec := &store.Chunk{
+			Key: key, NS: p.ns, Session: p.session,
+			Time: c.Time.Format(time.RFC3339Nano), End: c.End.Format(time.RFC3339Nano),
+			File: c.File, LineStart: c.LineStart, LineEnd: c.LineEnd, Msgs: refs,
+			Text: c.Text, Section: c.Section, Hash: hex.EncodeToString(sum[:]),
+			Roles: roles(c.Messages), Speakers: c.Speakers(),
+		}
+		pc.rec = rec
+		if pc.old != nil && pc.old.Hash == rec.Hash {
+			rec.Topic, rec.Memories, rec.PendingExtract = pc.old.Topic, pc.old.Memories, pc.old.PendingExtract
+		} else {
+			pc.embed = true
+			fails, err := e.extract(ctx, c, rec)
+			if err != nil {
+				return err
+			}
+			p.extractFails = append(p.extractFails, fails...)
+		}
+		c.Topic, c.Memories = rec.Topic, rec.Memories
+		pc.fields = pc.old == nil || pc.old.Hash != rec.Hash || pc.old.Topic != rec.Topic ||
+			!slices.Equal(types(pc.old.Memories), types(rec.Memories)) || pc.old.Time != rec.Time
+		p.chunks = append(p.chunks, pc)
+	}
+	return nil
+}
+
+func roles(msgs []core.Message) []string {
+	var out []string
+	for i := range msgs {
+		if r := string(msgs[i].Role); r != "" && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func types(mems []core.Memory) []string {
+	c := core.Chunk{Memories: mems}
+	return c.MemoryTypes()
+}
+
+// extract runs the extractors on a chunk and records their output. An
+// extractor that fails does not fail the ingest: the chunk is stored
+// without its memories, the extractor is listed in the chunk's
+// PendingExtract to be retried later (see extract.go), and the failure is
+// returned in fails. Only a cancelled ingest is an error.
+func (e *Engine) extract(ctx context.Context, c *core.Chunk, rec *store.Chunk) (fails []ExtractFailure, err error) {
+	rec.Topic, rec.Memories, rec.PendingExtract = "", nil, nil
+	for i, x := range e.extractors {
+		mems, err := x.Extract(ctx, c)
+		if err != nil {
+			if ctx.Err() != nil {
+				return fails, fmt.Errorf("extractor %s: %w", e.extractorName(i), err)
+			}
+			rec.PendingExtract = append(rec.PendingExtract, e.extractorName(i))
+			fails = append(fails, ExtractFailure{Session: c.Session, Time: c.Time, Extractor: e.extractorName(i), Error: err.Error()})
+			e.logf("extractor %s failed on a chunk of session %q at %s; it will be retried: %v", e.extractorName(i), c.Session, c.Time.Format(time.RFC3339), err)
+			continue
+		}
+		for _, m := range mems {
+			if m.Extractor == "" {
+				m.Extractor = e.extractorName(i)
+			}
+			if rec.Topic == "" && m.Topic != "" {
+				rec.Topic = m.Topic
+			}
+			rec.Memories = append(rec.Memories, m)
+		}
+	}
+	return fails, nil
+}
+
+func (e *Engine) extractorName(i int) string {
+	if i < len(e.extNames) {
+		return e.extNames[i]
+	}
+	return fmt.Sprintf("#%d", i+1)
+}
+
+// embedChunks fills in the vectors of the chunks that need one.
+func (e *Engine) embedChunks(ctx context.Context, chunks []*plannedChunk) error {
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = c.chunk.Content()
+	}
+	vecs, err := e.embed(ctx, texts)
+	if err != nil {
+		return err
+	}
+	for i, c := range chunks {
+		c.vec = vecs[i]
+	}
+	return nil
+}
+
+// embed embeds texts in batches and checks every vector.
+func (e *Engine) embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	bs := e.cfg.Embedding.BatchSize
+	for i := 0; i < len(texts); i += bs {
+		batch := texts[i:min(i+bs, len(texts))]
+		vecs, err := e.emb.Embed(ctx, batch)
+		if err != nil {
+			return nil, fmt.Errorf("embedder %s: %w", e.info.Name, err)
+		}
+		if len(vecs) != len(batch) {
+			return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", e.info.Name, len(vecs), len(batch))
+		}
+		for j, v := range vecs {
+			if len(v) != e.info.Dim {
+				return nil, fmt.Errorf("embedder %s returned a vector of dimension %d, want %d", e.info.Name, len(v), e.info.Dim)
+			}
+			if !vector.Valid(v) {
+				return nil, fmt.Errorf("embedder %s returned NaN or infinity for text %d", e.info.Name, i+j+1)
+			}
+			vector.Normalize(v)
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/huimemory/huimemory/core/store"
+)
+
+// writeSession writes a planned session's chunks, links and vectors, and
+// the session record. It returns the chunks whose vectors changed, and
+// how many chunks were written and removed.
+func (e *Engine) writeSession(tx *store.Tx, p *sessionPlan) ([]touchedChunk, int, int, error) {
+	ids := make([]string, len(p.chunks))
+	for i, c := range p.chunks {
+		id, err := tx.AllocID(c.rec.Key)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		ids[i] = id
+		c.rec.ID = id
+	}
+	touched, changed, err := putChunks(tx, p, ids)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	gone, removed, err := deleteGoneChunks(tx, p, ids)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	touched = append(touched, gone...)
+	if len(p.msgs) == 0 { // issue 13: the session's last message was removed
+		return touched, changed, removed, tx.DeleteSession(p.ns, p.session)
+	}
+	return touched, changed, removed, putSession(tx, p, ids)
+}
+
+// putChunks links each planned chunk to its neighbours and writes the
+// ones that changed, with their vectors.
+func putChunks(tx *store.Tx, p *sessionPlan, ids []string) ([]touchedChunk, int, error) {
+	var touched []touchedChunk
+	changed := 0
+	for i, c := range p.chunks {
+		var ctx string
+		if i > 0 {
+			c.rec.Prev = ids[i-1]
+			ctx = p.chunks[i-1].rec.Hash
+		}
+		ctx += "/"
+		if i+1 < len(ids) {
+			c.rec.Next = ids[i+1]
+			ctx += p.chunks[i+1].rec.Hash
+		}
+		sum := sha256.Sum256([]byte(ctx))
+		c.rec.CtxHash = hex.EncodeToString(sum[:8])
+		if c.old != nil && c.old.CtxHash != c.rec.CtxHash {
+			c.fields = true // the neighbours' text is indexed with the chunk
+		}
+		if c.old != nil && sameRecord(c.old, c.rec) {
+			continue
+		}
+		changed++
+		if err := tx.PutChunk(c.rec, c.fields); err != nil {
+			return nil, 0, err
+		}
+		if len(c.rec.PendingExtract) > 0 || (c.old != nil && len(c.old.PendingExtract) > 0) {
+			if err := tx.MarkPendingExtract(c.rec.ID, len(c.rec.PendingExtract) > 0); err != nil {
+				return nil, 0, err
+			}
+		}
+		if c.vec != nil {
+			if err := tx.PutVector(p.ns, c.chunk.Time, c.rec.ID, c.vec); err != nil {
+				return nil, 0, err
+			}
+			touched = append(touched, touchedChunk{p.ns, c.chunk.Time})
+		}
+	}
+	return touched, changed, nil
+}
+
+// deleteGoneChunks deletes the session's stored chunks that the plan no
+// longer has.
+func deleteGoneChunks(tx *store.Tx, p *sessionPlan, ids []string) ([]touchedChunk, int, error) {
+	var touched []touchedChunk
+	keep := map[string]bool{}
+	for _, id := range ids {
+		keep[id] = true
+	}
+	for _, old := range p.old {
+		if keep[old.ID] {
+			continue
+		}
+		if err := tx.DeleteChunk(old); err != nil {
+			return nil, 0, err
+		}
+		touched = append(touched, touchedChunk{p.ns, old.StartTime()})
+	}
+	return touched, len(touched), nil
+}
+
+// putSession writes the session's record and chunk list, and queues its
+// transcript to be written.
+func putSession(tx *store.Tx, p *sessionPlan, ids []string) error {
+	if !slices.Equal(ids, p.oldIDs) {
+		if err := tx.SetSessionChunks(p.ns, p.session, ids); err != nil {
+			return err
+		}
+	}
+	sess := &store.Session{
+		NS: p.ns, Session: p.session, File: p.file,
+		First: p.msgs[0].Time.Format(time.RFC3339Nano), Last: p.msgs[len(p.msgs)-1].Time.Format(time.RFC3339Nano),
+		Count: len(p.msgs), Chunks: len(ids),
+	}
+	if o := p.oldSession; o != nil {
+		sess.Stale = o.Stale
+		if o.File != p.file && !slices.Contains(sess.Stale, o.File) {
+			sess.Stale = append(sess.Stale, o.File)
+		}
+	}
+	if err := tx.PutSession(sess); err != nil {
+		return err
+	}
+	return tx.MarkSessionDirty(p.ns, p.session)
+}
+
+func sameRecord(a, b *store.Chunk) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}

@@ -1,0 +1,213 @@
+package migrations
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/huimemory/huimemory/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+func pool(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	p, err := pgxpool.New(t.Context(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// tables returns the public tables (without schema_version) and their
+// columns.
+func tables(t *testing.T, p *pgxpool.Pool) map[string][]string {
+	t.Helper()
+	rows, err := p.Query(t.Context(), `SELECT table_name, column_name FROM information_schema.columns
+		WHERE table_schema = 'public' AND table_name <> 'schema_version' ORDER BY table_name, ordinal_position`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var tb, col string
+		if err := rows.Scan(&tb, &col); err != nil {
+			t.Fatal(err)
+		}
+		out[tb] = append(out[tb], col)
+	}
+	return out
+}
+
+func TestEachVersion(t *testing.T) {
+	store := map[string][]string{
+		"meta":            {"ns", "key", "value"},
+		"messages":        {"ns", "session", "t", "t_offset", "seq", "msg_key", "role", "speaker", "ref", "text", "lines", "sealed"},
+		"chunk_keys":      {"ns", "chunk_key", "id"},
+		"chunks":          {"ns", "id", "chunk_key", "session", "ord", "prev", "next", "t", "t_offset", "t_end", "end_offset", "file", "line_start", "line_end", "msgs", "text", "section", "topic", "memories", "roles", "speakers", "hash", "ctx_hash", "pending_extract"},
+		"sessions":        {"ns", "session", "file", "first_t", "last_t", "count", "chunks", "stale"},
+		"vectors":         {"ns", "id", "t", "vec"},
+		"sources":         {"ns", "name", "hash"},
+		"source_contents": {"ns", "hash"},
+		"source_claims":   {"ns", "source", "msg_key"},
+		"transcripts":     {"ns", "path", "data", "sha256", "updated"},
+		"weeks":           {"ns", "week", "seal", "archive_path", "archive", "sha256", "archive_bytes", "raw_bytes", "files", "sessions", "sealed_at"},
+		"sealed_sessions": {"ns", "session", "week", "seal", "file"},
+		"generations":     {"ns", "gen"},
+	}
+	lex := map[string][]string{
+		"lex_docs":  {"ns", "id", "session", "t", "tsv", "len_text", "len_reply", "len_ctx", "roles", "speakers", "topic", "types"},
+		"lex_terms": {"ns", "field", "term", "df"},
+		"lex_stats": {"ns", "docs", "terms_text", "terms_reply", "terms_ctx", "tokens_text", "tokens_reply", "tokens_ctx"},
+	}
+	merge := func(ms ...map[string][]string) map[string][]string {
+		out := map[string][]string{}
+		for _, m := range ms {
+			for k, v := range m {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	cases := []struct {
+		version  int
+		tables   map[string][]string
+		triggers []string
+		funcs    []string
+	}{
+		{1, store, nil, nil},
+		{2, merge(store, lex), nil, []string{"lex_tf"}},
+		{3, merge(store, lex), []string{"vectors_notify_delete", "vectors_notify_insert", "vectors_notify_update"}, []string{"lex_tf", "notify_vectors"}},
+	}
+	if len(cases) != Latest() {
+		t.Fatalf("the test covers %d versions, there are %d: add a case", len(cases), Latest())
+	}
+	for _, tc := range cases {
+		t.Run(strings.TrimSpace(string(rune('0'+tc.version))), func(t *testing.T) {
+			p := pool(t)
+			got, err := Apply(t.Context(), p, tc.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []int
+			for v := 1; v <= tc.version; v++ {
+				want = append(want, v)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("applied (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.tables, tables(t, p)); diff != "" {
+				t.Errorf("tables (-want +got):\n%s", diff)
+			}
+			var trig, funcs []string
+			rows, _ := p.Query(t.Context(), "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1")
+			for rows.Next() {
+				var s string
+				rows.Scan(&s)
+				trig = append(trig, s)
+			}
+			rows.Close()
+			rows, _ = p.Query(t.Context(), `SELECT proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+				WHERE n.nspname = 'public' AND p.prolang <> (SELECT oid FROM pg_language WHERE lanname = 'c') ORDER BY 1`)
+			for rows.Next() {
+				var s string
+				rows.Scan(&s)
+				funcs = append(funcs, s)
+			}
+			rows.Close()
+			if diff := cmp.Diff(tc.triggers, trig); diff != "" {
+				t.Errorf("triggers (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.funcs, funcs); diff != "" {
+				t.Errorf("functions (-want +got):\n%s", diff)
+			}
+			v, err := Version(t.Context(), p)
+			if err != nil || v != tc.version {
+				t.Errorf("Version = %d, %v; want %d", v, err, tc.version)
+			}
+			// Applying again does nothing.
+			if again, err := Apply(t.Context(), p, tc.version); err != nil || len(again) != 0 {
+				t.Errorf("second Apply = %v, %v; want nothing", again, err)
+			}
+		})
+	}
+}
+
+// TestIndexesLeadWithNamespace checks that every index of every table
+// (but schema_version) starts with the ns column.
+func TestIndexesLeadWithNamespace(t *testing.T) {
+	p := pool(t)
+	if _, err := Apply(t.Context(), p, 0); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := p.Query(t.Context(), `SELECT i.indexrelid::regclass::text, a.attname
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+		JOIN pg_namespace n ON n.oid = c.relnamespace
+		JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
+		WHERE n.nspname = 'public' AND c.relname <> 'schema_version'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var idx, col string
+		if err := rows.Scan(&idx, &col); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if col != "ns" {
+			t.Errorf("index %s starts with %s, not ns", idx, col)
+		}
+	}
+	if n < 15 {
+		t.Errorf("found %d indexes; the query is broken", n)
+	}
+}
+
+func TestConcurrentApply(t *testing.T) {
+	p := pool(t)
+	var wg sync.WaitGroup
+	results := make([][]int, 4)
+	errs := make([]error, 4)
+	for i := range 4 {
+		wg.Go(func() { results[i], errs[i] = Apply(context.Background(), p, 0) })
+	}
+	wg.Wait()
+	var all []int
+	for i := range 4 {
+		if errs[i] != nil {
+			t.Fatalf("Apply %d: %v", i, errs[i])
+		}
+		all = append(all, results[i]...)
+	}
+	slices.Sort(all)
+	if diff := cmp.Diff([]int{1, 2, 3}, all); diff != "" {
+		t.Errorf("versions applied across four concurrent Apply calls (-want +got):\n%s", diff)
+	}
+}
+
+func TestTooNew(t *testing.T) {
+	p := pool(t)
+	if _, err := Apply(t.Context(), p, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Exec(t.Context(), "INSERT INTO schema_version (version, name) VALUES ($1, 'future')", Latest()+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Apply(t.Context(), p, 0); !errors.Is(err, ErrTooNew) {
+		t.Errorf("Apply on a newer schema = %v, want ErrTooNew", err)
+	}
+	if _, err := Apply(t.Context(), p, 99); err == nil {
+		t.Error("Apply to an unknown version succeeded")
+	}
+}

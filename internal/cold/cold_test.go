@@ -1,0 +1,40 @@
+package cold
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestStats(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   []Proc
+		want Stats
+	}{
+		{"none", nil, Stats{}},
+		{"one", []Proc{{WallMS: 5, CPUMS: 3, PeakRSS: 10}}, Stats{Runs: 1, MedianMS: 5, MinMS: 5, MaxMS: 5, MedianCPUMS: 3, MedianRSS: 10, MaxPeakRSS: 10}},
+		{"odd", []Proc{{30, 9, 7}, {10, 1, 5}, {20, 4, 9}}, Stats{Runs: 3, MedianMS: 20, MinMS: 10, MaxMS: 30, MedianCPUMS: 4, MedianRSS: 7, MaxPeakRSS: 9}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, stats(tt.in)); diff != "" {
+				t.Errorf("stats (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCountLines(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "m.jsonl")
+	if err := os.WriteFile(p, []byte("{}\n\n{}\n  \n{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := countLines(p); n != 3 || err != nil {
+		t.Errorf("countLines = %d, %v; want 3", n, err)
+	}
+	if _, err := countLines(p + ".missing"); err == nil {
+		t.Errorf("a missing file was counted")
+	}
+}
