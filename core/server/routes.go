@@ -103,7 +103,7 @@ func (s *Server) routeTable() []*route {
 			}},
 		{method: "GET", path: "/openapi.json", id: "openapi", summary: "This document.",
 			resp: map[string]any{}, handle: func(*http.Request, *tools.Dispatcher, []byte) (int, any, error) {
-				return 200, s.OpenAPI(), nil
+				return 200, json.RawMessage(s.OpenAPI()), nil
 			}},
 		{method: "POST", path: "/v1/recall", id: "recall", summary: "Hybrid recall: the turns that best match a query, by keyword, meaning and time. Returns the shape `huimem recall --json` prints.",
 			req: tools.RecallRequest{}, resp: render.JSONResults{}, handle: s.recall},

@@ -9,10 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
@@ -53,9 +50,6 @@ type Server struct {
 	opts   Options
 	mux    *http.ServeMux
 	routes []*route
-
-	openapiOnce sync.Once
-	openapiDoc  *openapi3.T
 }
 
 // New returns a server over mem. It checks the token configuration but

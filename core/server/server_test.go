@@ -78,11 +78,7 @@ func newFixtureWith(t *testing.T, cfg core.ServerConfig, takeover *core.Takeover
 	}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
-	doc := s.OpenAPI()
-	if err := doc.Validate(context.Background()); err != nil {
-		t.Fatalf("the OpenAPI document is invalid: %v", err)
-	}
-	router, err := gorillamux.NewRouter(doc)
+	router, err := gorillamux.NewRouter(loadDoc(t, s))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,3 +59,12 @@ RETURNS SETOF record LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
 		unnest(u.positions) AS p
 	GROUP BY u.lexeme
 $$;
+
+-- lex_bm25 is bleve's BM25 term frequency part: k1*sqrt(tf) / (sqrt(tf) +
+-- k1*(1 - b + b*len/avg)), with len recovered as bleve recovers it from
+-- its float32 norm 1/sqrt(len).
+CREATE FUNCTION lex_bm25(tf integer, len integer, avg float8, k1 float8, b float8)
+RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+	SELECT k1 * sqrt(tf) / (sqrt(tf) + k1 * (1 - b + b * (1 / (n * n)) / avg))
+	FROM (SELECT ((1 / sqrt(greatest(len, 1)))::real)::float8 AS n) s
+$$;

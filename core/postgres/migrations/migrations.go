@@ -13,7 +13,7 @@
 //	1: the store: messages, chunk ids, chunks, sessions, vectors, sources,
 //	   transcripts, sealed weeks, generations.
 //	2: the lexical index: lex_docs (a tsvector per chunk), lex_terms,
-//	   lex_stats, and the lex_tf function.
+//	   lex_stats, and the lex_tf and lex_bm25 functions.
 //	3: LISTEN/NOTIFY on vector changes (statement triggers).
 package migrations
 

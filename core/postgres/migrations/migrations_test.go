@@ -85,8 +85,8 @@ func TestEachVersion(t *testing.T) {
 		funcs    []string
 	}{
 		{1, store, nil, nil},
-		{2, merge(store, lex), nil, []string{"lex_tf"}},
-		{3, merge(store, lex), []string{"vectors_notify_delete", "vectors_notify_insert", "vectors_notify_update"}, []string{"lex_tf", "notify_vectors"}},
+		{2, merge(store, lex), nil, []string{"lex_bm25", "lex_tf"}},
+		{3, merge(store, lex), []string{"vectors_notify_delete", "vectors_notify_insert", "vectors_notify_update"}, []string{"lex_bm25", "lex_tf", "notify_vectors"}},
 	}
 	if len(cases) != Latest() {
 		t.Fatalf("the test covers %d versions, there are %d: add a case", len(cases), Latest())

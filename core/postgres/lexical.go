@@ -1,0 +1,498 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/huimemory/huimemory/core/index"
+)
+
+// The lexical index keeps one lex_docs row per chunk with a tsvector of
+// its three fields, and the statistics BM25 needs (lex_terms, lex_stats),
+// all maintained in the transaction that writes the chunk.
+//
+// Terms come from the embedded index's own analyzer (index.NewMapping's
+// "huimem" analyzer: CJK bigrams, lower case, English stop words and
+// snowball stems), so both backends see the same terms. A tsvector entry
+// is 'term':P where P = 4*tf + f, f being 1 (text, weight A), 2 (reply,
+// weight B) or 3 (ctx, weight C): the position carries the term's
+// frequency in the field instead of a place in the text. PostgreSQL never
+// analyses the text itself; phrase operators (<->) mean nothing on this
+// column.
+
+// Field weights in the tsvector.
+const (
+	fieldText  = 'A'
+	fieldReply = 'B'
+	fieldCtx   = 'C'
+)
+
+// maxTF is the largest frequency a position can carry (positions stop at
+// 16383).
+const maxTF = (16383 - 3) / 4
+
+// maxLexeme is the longest term a tsvector takes, in bytes; longer terms
+// are left out of both the tsvector and the statistics.
+const maxLexeme = 2046
+
+var analyzer = sync.OnceValues(func() (analysis.Analyzer, error) {
+	m, err := index.NewMapping()
+	if err != nil {
+		return nil, err
+	}
+	a := m.AnalyzerNamed(index.AnalyzerName)
+	if a == nil {
+		return nil, fmt.Errorf("postgres: the index mapping has no %q analyzer", index.AnalyzerName)
+	}
+	return a, nil
+})
+
+// Analyze returns the terms the embedded index makes of text, in order,
+// with repeats (the same as [index.Index.Analyze]).
+func Analyze(text string) ([]string, error) {
+	a, err := analyzer()
+	if err != nil {
+		return nil, err
+	}
+	toks := a.Analyze([]byte(text))
+	out := make([]string, 0, len(toks))
+	for _, t := range toks {
+		out = append(out, string(t.Term))
+	}
+	return out, nil
+}
+
+// field is one analysed field of a document.
+type field struct {
+	tf  map[string]int
+	len int
+}
+
+func analyzeField(text string) (field, error) {
+	terms, err := Analyze(text)
+	if err != nil {
+		return field{}, err
+	}
+	f := field{tf: map[string]int{}, len: len(terms)}
+	for _, t := range terms {
+		if len(t) <= maxLexeme {
+			f.tf[t]++
+		}
+	}
+	return f, nil
+}
+
+// quoteLexeme quotes a term for a tsvector or tsquery literal.
+func quoteLexeme(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `'`, `''`)
+	return "'" + r.Replace(s) + "'"
+}
+
+// tsvectorLiteral renders the three fields as a tsvector literal with
+// 4*tf+f positions and A/B/C weights.
+func tsvectorLiteral(fs [3]field) string {
+	terms := map[string]bool{}
+	for _, f := range fs {
+		for t := range f.tf {
+			terms[t] = true
+		}
+	}
+	sorted := make([]string, 0, len(terms))
+	for t := range terms {
+		sorted = append(sorted, t)
+	}
+	sort.Strings(sorted)
+	var b strings.Builder
+	for i, t := range sorted {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(quoteLexeme(t))
+		sep := byte(':')
+		for k, w := range []byte{fieldText, fieldReply, fieldCtx} {
+			n := fs[k].tf[t]
+			if n == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "%c%d%c", sep, 4*min(n, maxTF)+k+1, w)
+			sep = ','
+		}
+	}
+	return b.String()
+}
+
+// Lexical is the lexical index in PostgreSQL: the counterpart of
+// core/index's bleve index. It is safe for concurrent use.
+type Lexical struct {
+	db *DB
+}
+
+// Lexical returns the database's lexical index.
+func (db *DB) Lexical() *Lexical { return &Lexical{db: db} }
+
+type termKey struct {
+	field byte
+	term  string
+}
+
+// Apply indexes docs and removes the chunks in deletes, in one
+// transaction (see [Lexical.ApplyTx]).
+func (x *Lexical) Apply(ctx context.Context, ns string, docs []index.Doc, deletes []string) error {
+	return x.db.InTx(ctx, func(tx pgx.Tx) error { return x.ApplyTx(ctx, tx, ns, docs, deletes) })
+}
+
+// ApplyTx indexes docs (all of namespace ns; a doc already indexed is
+// replaced) and removes the chunks in deletes, inside tx, keeping the
+// BM25 statistics in step. The engine calls it in the transaction that
+// writes the chunks, so that the index never lags the store.
+//
+// Statistics rows are locked in (field, term) order, then the namespace's
+// lex_stats row, so that concurrent writers never deadlock on them; they
+// do queue on the terms they share until the first commits.
+func (x *Lexical) ApplyTx(ctx context.Context, tx pgx.Tx, ns string, docs []index.Doc, deletes []string) error {
+	// What the replaced and deleted documents held.
+	gone := slices.Clone(deletes)
+	for i := range docs {
+		gone = append(gone, docs[i].ID)
+	}
+	delta := map[termKey]int{}
+	var dDocs int64
+	var dTokens [3]int64
+	rows, err := tx.Query(ctx, `SELECT u.lexeme, w FROM lex_docs d, unnest(d.tsv) u, unnest(u.weights) w
+		WHERE d.ns = $1 AND d.id = ANY($2)`, ns, gone)
+	if err != nil {
+		return fmt.Errorf("reading replaced documents: %w", err)
+	}
+	for rows.Next() {
+		var term, w string
+		if err := rows.Scan(&term, &w); err != nil {
+			rows.Close()
+			return fmt.Errorf("reading replaced documents: %w", err)
+		}
+		delta[termKey{w[0], term}]--
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading replaced documents: %w", err)
+	}
+	rows, err = tx.Query(ctx, `DELETE FROM lex_docs WHERE ns = $1 AND id = ANY($2) RETURNING len_text, len_reply, len_ctx`, ns, gone)
+	if err != nil {
+		return fmt.Errorf("removing documents: %w", err)
+	}
+	for rows.Next() {
+		var l [3]int64
+		if err := rows.Scan(&l[0], &l[1], &l[2]); err != nil {
+			rows.Close()
+			return fmt.Errorf("removing documents: %w", err)
+		}
+		dDocs--
+		for k := range l {
+			dTokens[k] -= l[k]
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("removing documents: %w", err)
+	}
+
+	if len(docs) > 0 {
+		batch := &pgx.Batch{}
+		for i := range docs {
+			d := &docs[i]
+			var fs [3]field
+			for k, text := range []string{d.Text, d.Reply, d.Context} {
+				if fs[k], err = analyzeField(text); err != nil {
+					return err
+				}
+				for t := range fs[k].tf {
+					delta[termKey{[]byte{fieldText, fieldReply, fieldCtx}[k], t}]++
+				}
+				dTokens[k] += int64(fs[k].len)
+			}
+			dDocs++
+			batch.Queue(`INSERT INTO lex_docs (ns, id, session, t, tsv, len_text, len_reply, len_ctx, roles, speakers, topic, types)
+				VALUES ($1, $2, $3, $4, $5::tsvector, $6, $7, $8, $9, $10, $11, $12)`,
+				ns, d.ID, d.Session, d.Time, tsvectorLiteral(fs), fs[0].len, fs[1].len, fs[2].len,
+				nonNil(d.Roles), nonNil(d.Speakers), d.Topic, nonNil(d.Types))
+		}
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+			return fmt.Errorf("indexing documents: %w", err)
+		}
+	}
+
+	// Document frequencies, in (field, term) order.
+	keys := make([]termKey, 0, len(delta))
+	for k, v := range delta {
+		if v != 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b termKey) int {
+		if a.field != b.field {
+			return int(a.field) - int(b.field)
+		}
+		return strings.Compare(a.term, b.term)
+	})
+	fields := make([]string, len(keys))
+	terms := make([]string, len(keys))
+	dfs := make([]int32, len(keys))
+	for i, k := range keys {
+		fields[i], terms[i], dfs[i] = string(k.field), k.term, int32(delta[k])
+	}
+	var dTerms [3]int64
+	if len(keys) > 0 {
+		rows, err = tx.Query(ctx, `WITH up AS (
+				INSERT INTO lex_terms AS l (ns, field, term, df)
+				SELECT $1, f::"char", t, d FROM unnest($2::text[], $3::text[], $4::int[]) WITH ORDINALITY AS u(f, t, d, o) ORDER BY o
+				ON CONFLICT (ns, field, term) DO UPDATE SET df = l.df + EXCLUDED.df
+				RETURNING field, (xmax = 0) AS created, df)
+			SELECT field::text, count(*) FILTER (WHERE created), count(*) FILTER (WHERE df <= 0) FROM up GROUP BY field`,
+			ns, fields, terms, dfs)
+		if err != nil {
+			return fmt.Errorf("updating term statistics: %w", err)
+		}
+		for rows.Next() {
+			var f string
+			var created, emptied int64
+			if err := rows.Scan(&f, &created, &emptied); err != nil {
+				rows.Close()
+				return fmt.Errorf("updating term statistics: %w", err)
+			}
+			dTerms[f[0]-fieldText] += created - emptied
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("updating term statistics: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM lex_terms WHERE ns = $1 AND df <= 0 AND term = ANY($2)`, ns, terms); err != nil {
+			return fmt.Errorf("updating term statistics: %w", err)
+		}
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO lex_stats AS s VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (ns) DO UPDATE SET docs = s.docs + EXCLUDED.docs,
+			terms_text = s.terms_text + EXCLUDED.terms_text, terms_reply = s.terms_reply + EXCLUDED.terms_reply,
+			terms_ctx = s.terms_ctx + EXCLUDED.terms_ctx, tokens_text = s.tokens_text + EXCLUDED.tokens_text,
+			tokens_reply = s.tokens_reply + EXCLUDED.tokens_reply, tokens_ctx = s.tokens_ctx + EXCLUDED.tokens_ctx`,
+		ns, dDocs, dTerms[0], dTerms[1], dTerms[2], dTokens[0], dTokens[1], dTokens[2])
+	if err != nil {
+		return fmt.Errorf("updating namespace statistics: %w", err)
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Stats are a namespace's lexical statistics.
+type Stats struct {
+	Docs   int64
+	Terms  [3]int64 // distinct terms of text, reply, ctx
+	Tokens [3]int64 // tokens of text, reply, ctx
+}
+
+// Stats returns the statistics of namespace ns.
+func (x *Lexical) Stats(ctx context.Context, ns string) (Stats, error) {
+	var s Stats
+	err := x.db.pool.QueryRow(ctx, `SELECT docs, terms_text, terms_reply, terms_ctx, tokens_text, tokens_reply, tokens_ctx
+		FROM lex_stats WHERE ns = $1`, ns).Scan(&s.Docs, &s.Terms[0], &s.Terms[1], &s.Terms[2], &s.Tokens[0], &s.Tokens[1], &s.Tokens[2])
+	if err == pgx.ErrNoRows {
+		return Stats{}, nil
+	}
+	if err != nil {
+		return Stats{}, fmt.Errorf("reading lexical statistics: %w", err)
+	}
+	return s, nil
+}
+
+// Search is one BM25 search; its fields mean what they mean in
+// [index.Search]. Filter and Expand are not supported yet.
+type Search struct {
+	Text                     string
+	ContextBoost, ReplyBoost float64
+	NS                       string
+	Since, Before            time.Time
+	IDs                      []string
+	Size                     int
+}
+
+// Search runs a BM25 search scored as the embedded index scores it (see
+// docs/postgres.md): per field and per query term, bleve's BM25 with
+// sqrt(tf), the average field length taken as the field's distinct terms
+// over the documents (rounded up), the idf counted twice (once in the
+// term's score, once in its query weight), a coordination factor per
+// field and across fields, and the query norm. Ties go to the smaller id.
+func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
+	if s.Size <= 0 {
+		return nil, nil
+	}
+	toks, err := Analyze(s.Text)
+	if err != nil {
+		return nil, err
+	}
+	if len(toks) == 0 {
+		return nil, nil
+	}
+	st, err := x.Stats(ctx, s.NS)
+	if err != nil {
+		return nil, err
+	}
+	if st.Docs == 0 {
+		return nil, nil
+	}
+	mult := map[string]int{}
+	var distinct []string
+	for _, t := range toks {
+		if len(t) > maxLexeme {
+			continue
+		}
+		if mult[t] == 0 {
+			distinct = append(distinct, t)
+		}
+		mult[t]++
+	}
+	boosts := [3]float64{1, s.ReplyBoost, s.ContextBoost}
+	parts := 0
+	var weights strings.Builder
+	for k, w := range []byte{fieldText, fieldReply, fieldCtx} {
+		if boosts[k] > 0 {
+			parts++
+			weights.WriteByte(w)
+		}
+	}
+	// Document frequencies of the query's terms.
+	df := map[termKey]int64{}
+	rows, err := x.db.pool.Query(ctx, `SELECT field::text, term, df FROM lex_terms WHERE ns = $1 AND term = ANY($2)`, s.NS, distinct)
+	if err != nil {
+		return nil, fmt.Errorf("reading term statistics: %w", err)
+	}
+	for rows.Next() {
+		var f, t string
+		var n int64
+		if err := rows.Scan(&f, &t, &n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("reading term statistics: %w", err)
+		}
+		df[termKey{f[0], t}] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading term statistics: %w", err)
+	}
+	n := float64(st.Docs)
+	idf := func(f byte, t string) float64 {
+		d := float64(min(df[termKey{f, t}], st.Docs))
+		return math.Log(1 + (n-d+0.5)/(d+0.5))
+	}
+	// The query norm: every term scorer's (boost*idf)^2, repeats counted.
+	var sum float64
+	for _, t := range toks {
+		for k, f := range []byte{fieldText, fieldReply, fieldCtx} {
+			if boosts[k] > 0 {
+				w := boosts[k] * idf(f, t)
+				sum += w * w
+			}
+		}
+	}
+	qn := 1 / math.Sqrt(sum)
+	var w [3][]float64
+	mults := make([]int32, len(distinct))
+	var q strings.Builder
+	for i, t := range distinct {
+		mults[i] = int32(mult[t])
+		for k, f := range []byte{fieldText, fieldReply, fieldCtx} {
+			v := 0.0
+			if boosts[k] > 0 {
+				id := idf(f, t)
+				v = float64(mult[t]) * boosts[k] * id * id * qn
+			}
+			w[k] = append(w[k], v)
+		}
+		if i > 0 {
+			q.WriteString(" | ")
+		}
+		q.WriteString(quoteLexeme(t))
+		q.WriteByte(':')
+		q.WriteString(weights.String())
+	}
+	var avg [3]float64
+	for k := range avg {
+		avg[k] = math.Max(1, math.Ceil(float64(st.Terms[k])/n))
+	}
+	args := pgx.NamedArgs{
+		"ns": s.NS, "q": q.String(), "terms": distinct, "wa": w[0], "wb": w[1], "wc": w[2], "mult": mults,
+		"ntok": float64(len(toks)), "parts": float64(parts), "k1": search.BM25_k1, "b": search.BM25_b,
+		"avga": avg[0], "avgb": avg[1], "avgc": avg[2], "size": s.Size,
+	}
+	where := ""
+	if !s.Since.IsZero() {
+		where += " AND d.t >= @since"
+		args["since"] = s.Since
+	}
+	if !s.Before.IsZero() {
+		where += " AND d.t < @before"
+		args["before"] = s.Before
+	}
+	if len(s.IDs) > 0 {
+		where += " AND d.id = ANY(@ids)"
+		args["ids"] = s.IDs
+	}
+	rows, err = x.db.pool.Query(ctx, bm25SQL+where+" ORDER BY score DESC, d.id LIMIT @size", args)
+	if err != nil {
+		return nil, fmt.Errorf("searching: %w", err)
+	}
+	var out []index.Match
+	for rows.Next() {
+		var m index.Match
+		if err := rows.Scan(&m.ID, &m.Score); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("searching: %w", err)
+		}
+		out = append(out, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("searching: %w", err)
+	}
+	return out, nil
+}
+
+// bm25SQL scores the candidates: for each field, the sum over the matched
+// query terms of weight * k1*sqrt(tf) / (sqrt(tf) + k1*(1 - b + b*len/avg)),
+// where len is the field length as bleve recovers it from its float32
+// norm, times the share of query terms matched in the field; then the sum
+// over fields times the share of fields matched.
+const bm25SQL = `
+WITH q AS (
+	SELECT * FROM unnest(@terms::text[], @wa::float8[], @wb::float8[], @wc::float8[], @mult::int[]) AS q(term, wa, wb, wc, mult)
+)
+SELECT d.id, z.score
+FROM lex_docs d
+CROSS JOIN LATERAL (
+	SELECT (coalesce(y.sa * y.ma, 0) + coalesce(y.sb * y.mb, 0) + coalesce(y.sc * y.mc, 0)) / @ntok::float8
+		* ((y.ma > 0)::int + (y.mb > 0)::int + (y.mc > 0)::int) / @parts::float8 AS score
+	FROM (
+		SELECT
+			sum(q.wa * lex_bm25(x.tf_text, d.len_text, @avga::float8, @k1::float8, @b::float8)) FILTER (WHERE x.tf_text > 0 AND q.wa > 0) AS sa,
+			coalesce(sum(q.mult) FILTER (WHERE x.tf_text > 0 AND q.wa > 0), 0) AS ma,
+			sum(q.wb * lex_bm25(x.tf_reply, d.len_reply, @avgb::float8, @k1::float8, @b::float8)) FILTER (WHERE x.tf_reply > 0 AND q.wb > 0) AS sb,
+			coalesce(sum(q.mult) FILTER (WHERE x.tf_reply > 0 AND q.wb > 0), 0) AS mb,
+			sum(q.wc * lex_bm25(x.tf_ctx, d.len_ctx, @avgc::float8, @k1::float8, @b::float8)) FILTER (WHERE x.tf_ctx > 0 AND q.wc > 0) AS sc,
+			coalesce(sum(q.mult) FILTER (WHERE x.tf_ctx > 0 AND q.wc > 0), 0) AS mc
+		FROM lex_tf(d.tsv, @terms::text[]) x JOIN q USING (term)
+	) y
+) z
+WHERE d.ns = @ns AND d.tsv @@ @q::tsquery`

@@ -1,0 +1,157 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/huimemory/huimemory/core/postgres/migrations"
+)
+
+// Config is the PostgreSQL backend's configuration: storage.postgres in
+// the engine's configuration file.
+type Config struct {
+	// DSN is a libpq connection string or URL, such as
+	// "postgres://huimem@db.internal:5432/huimem?sslmode=verify-full".
+	DSN string `mapstructure:"dsn" json:"dsn" yaml:"dsn"`
+	// MaxConns bounds the pool; 0 means pgxpool's default (4, or the
+	// number of CPUs if larger).
+	MaxConns int32 `mapstructure:"max_conns" json:"max_conns" yaml:"max_conns"`
+	// NoMigrate opens the database without applying missing migrations;
+	// Open then fails when the schema is behind.
+	NoMigrate bool `mapstructure:"no_migrate" json:"no_migrate" yaml:"no_migrate"`
+	// TxRetries is how many times a transaction that failed on a
+	// serialization failure or a deadlock is run again; 0 means 5.
+	TxRetries int `mapstructure:"tx_retries" json:"tx_retries" yaml:"tx_retries"`
+}
+
+// SetDefaults fills the zero fields.
+func (c *Config) SetDefaults() {
+	if c.TxRetries == 0 {
+		c.TxRetries = 5
+	}
+}
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	if c.DSN == "" {
+		return errors.New("postgres: storage.postgres.dsn is empty")
+	}
+	if _, err := pgxpool.ParseConfig(c.DSN); err != nil {
+		return fmt.Errorf("postgres: storage.postgres.dsn: %w", err)
+	}
+	if c.MaxConns < 0 || c.TxRetries < 0 {
+		return errors.New("postgres: max_conns and tx_retries must not be negative")
+	}
+	return nil
+}
+
+// DB is an open PostgreSQL backend: a connection pool on a migrated
+// database. It is safe for concurrent use, and any number of processes
+// may open the same database.
+type DB struct {
+	pool    *pgxpool.Pool
+	cfg     Config
+	pgvec   bool
+	hnsw    atomic.Bool // vectors_hnsw exists
+	version int
+}
+
+// Open connects to the database, applies the missing migrations (unless
+// cfg.NoMigrate) and detects the pgvector extension.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	pc, err := pgxpool.ParseConfig(cfg.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if cfg.MaxConns > 0 {
+		pc.MaxConns = cfg.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connecting: %w", err)
+	}
+	db := &DB{pool: pool, cfg: cfg}
+	if err := db.start(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func (db *DB) start(ctx context.Context) error {
+	if !db.cfg.NoMigrate {
+		if _, err := migrations.Apply(ctx, db.pool, 0); err != nil {
+			return fmt.Errorf("postgres: %w", err)
+		}
+	}
+	v, err := migrations.Version(ctx, db.pool)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	if v != migrations.Latest() {
+		return fmt.Errorf("postgres: schema version %d, this binary needs %d (open without no_migrate to upgrade)", v, migrations.Latest())
+	}
+	db.version = v
+	if db.pgvec, err = detectPgvector(ctx, db.pool); err != nil || !db.pgvec {
+		return err
+	}
+	var hnsw bool
+	if err := db.pool.QueryRow(ctx, `SELECT to_regclass('vectors_hnsw') IS NOT NULL`).Scan(&hnsw); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	db.hnsw.Store(hnsw)
+	return nil
+}
+
+// Close closes the pool.
+func (db *DB) Close() { db.pool.Close() }
+
+// Pool returns the connection pool.
+func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+// SchemaVersion returns the schema version of the database.
+func (db *DB) SchemaVersion() int { return db.version }
+
+// HasPgvector reports whether the pgvector extension is installed in the
+// database (see [DB.EnableHNSW]).
+func (db *DB) HasPgvector() bool { return db.pgvec }
+
+// retryable reports whether err is a serialization failure or a
+// deadlock, after which the whole transaction may be run again.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// InTx runs fn in a READ COMMITTED transaction and commits it, running it
+// again from the start (up to Config.TxRetries times) when it fails on a
+// deadlock or a serialization failure. fn must not have effects outside
+// the transaction that cannot be repeated.
+func (db *DB) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	var err error
+	for attempt := 0; attempt <= db.cfg.TxRetries; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Duration(attempt*attempt) * 5 * time.Millisecond):
+			}
+		}
+		err = pgx.BeginFunc(ctx, db.pool, fn)
+		if !retryable(err) {
+			return err
+		}
+	}
+	return fmt.Errorf("postgres: gave up after %d retries: %w", db.cfg.TxRetries, err)
+}
