@@ -2,9 +2,9 @@ package kernel
 
 import (
 	"context"
-	"sync"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/huimemory/huimemory/core"

@@ -1,0 +1,192 @@
+package timeparse
+
+import (
+	"regexp"
+	"time"
+)
+
+// relativeRe matches the start of a relative phrase, which takes no "in"
+// or "at" before it.
+var relativeRe = regexp.MustCompile(`^(?i:last|this|next|previous|past|yesterday|today|tomorrow|tonight|recently|lately|earlier)\b`)
+
+// prefixRe matches a preposition that may lead a phrase and goes with it
+// when Extract cuts the phrase out.
+var prefixRe = regexp.MustCompile(`^(?:(?i:(?:on|in|during|over|for|at|within)\s+)|在|于)`)
+
+var (
+	// openRe matches a word that opens a range; the group says which.
+	openRe    = regexp.MustCompile(`^(?:(?i:(?P<from>from)\s+|(?P<between>between)\s+|(?P<since>since)\s+)|(?P<since>自从)|(?P<from>从|自|由))`)
+	connectRe = regexp.MustCompile(`^\s*(?:(?i:(?:to|until|till|til|through|thru)\b)|到|至|-|–|—|~|～)\s*`)
+	andRe     = regexp.MustCompile(`^\s+(?i:and)\s+`)
+	closeRe   = regexp.MustCompile(`^\s*(?:之间|期间|这段时间)`)
+	sinceRe   = regexp.MustCompile(`^\s*(?:以来|至今|到现在|到目前为止|(?i:(?:to|until|till)\s+(?:now|date|the\s+present)\b))`)
+)
+
+type opener int
+
+const (
+	openNone opener = iota
+	openFrom
+	openBetween
+	openSince
+)
+
+// compounds returns the singles at offset i, and the ranges and "since"
+// phrases that start there.
+func (s *scanner) compounds(i int) []cand {
+	out := append([]cand(nil), s.singles(i)...)
+	type open struct {
+		kind opener
+		j    int
+	}
+	opens := []open{{openNone, i}}
+	if m := openRe.FindStringSubmatchIndex(s.text[i:]); m != nil {
+		kind := openFrom
+		for k, name := range openRe.SubexpNames() {
+			if m[2*k] >= 0 {
+				switch name {
+				case "between":
+					kind = openBetween
+				case "since":
+					kind = openSince
+				}
+			}
+		}
+		if j := i + m[1]; s.startOK(j) {
+			opens = append(opens, open{kind, j})
+		}
+	}
+	for _, o := range opens {
+		firsts := s.singles(o.j)
+		if o.kind != openNone {
+			firsts = append(firsts, s.bareYear(o.j)...)
+		}
+		for _, a := range firsts {
+			// "从上周三以来", "上周三以来", "from Monday to now".
+			if m := sinceRe.FindStringIndex(s.text[a.end:]); m != nil && s.endOK(a.end+m[1]) {
+				out = append(out, s.since(i, a, a.end+m[1]))
+			}
+			if o.kind == openSince {
+				out = append(out, s.since(i, a, a.end))
+				continue
+			}
+			conn := connectRe
+			if o.kind == openBetween {
+				conn = andRe
+			}
+			m := conn.FindStringIndex(s.text[a.end:])
+			if m == nil {
+				continue
+			}
+			k := a.end + m[1]
+			if !s.startOK(k) {
+				continue
+			}
+			seconds := append(s.singles(k), s.bareDay(k, a.v)...)
+			if a.v.year != 0 {
+				seconds = append(seconds, s.bareYear(k)...)
+			}
+			for _, b := range seconds {
+				c := s.join(i, a, b)
+				out = append(out, c)
+				if m := closeRe.FindStringIndex(s.text[b.end:]); m != nil {
+					c.end = b.end + m[1]
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// join makes the range from the start of a to the end of b; the phrase
+// starts at offset i.
+func (s *scanner) join(i int, a, b cand) cand {
+	text := s.text[i:b.end]
+	if a.err != nil {
+		return cand{end: b.end, err: a.err}
+	}
+	if b.err != nil {
+		return cand{end: b.end, err: b.err}
+	}
+	av, bv := a.v, b.v
+	if bv.r.Start.Before(av.r.Start) && av.shift != nil && (av.month == 0 || av.month != bv.month) {
+		v, err := av.shift()
+		if err != nil {
+			return cand{end: b.end, err: err}
+		}
+		av = v
+	}
+	if bv.r.Start.Before(av.r.Start) {
+		return cand{end: b.end, err: invalidDate(text, "the range ends before it starts")}
+	}
+	r := Range{
+		Start:       av.r.Start,
+		End:         bv.r.End,
+		Granularity: max(av.r.Granularity, bv.r.Granularity),
+		Fuzzy:       av.r.Fuzzy || bv.r.Fuzzy,
+	}
+	if !r.End.After(r.Start) {
+		return cand{end: b.end, err: invalidDate(text, "the range is empty")}
+	}
+	return cand{end: b.end, v: val{r: r}}
+}
+
+// since makes the range from the start of a up to the reference time; the
+// phrase runs from offset i to end.
+func (s *scanner) since(i int, a cand, end int) cand {
+	if a.err != nil {
+		return cand{end: end, err: a.err}
+	}
+	if !s.ref.After(a.v.r.Start) {
+		return cand{end: end, err: invalidDate(s.text[i:end], "it starts after the reference time %s", s.ref.Format(time.RFC3339))}
+	}
+	r := a.v.r
+	r.End = s.ref
+	return cand{end: end, v: val{r: r}}
+}
+
+var (
+	bareYearRe     = regexp.MustCompile(`^[0-9]{4}`)
+	bareDayHanRe   = regexp.MustCompile(`^(` + hanDay + `)[日号]`)
+	bareDayLatinRe = regexp.MustCompile(`^(?i:([0-9]{1,2})(?:st|nd|rd|th)?|(` + ordinalPattern + `))`)
+)
+
+// bareYear reads a year written as four digits alone, which is a phrase
+// only inside a range: "from 2024 to 2025".
+func (s *scanner) bareYear(j int) []cand {
+	m := bareYearRe.FindString(s.text[j:])
+	if m == "" || !s.endOK(j+len(m)) {
+		return nil
+	}
+	y := atoi(m)
+	v := s.yearVal(y)
+	return []cand{{end: j + len(m), v: v}}
+}
+
+// bareDay reads a day of the month alone, which continues a range whose
+// first part is a date: "4月1日至10日", "April 1 to 10".
+func (s *scanner) bareDay(j int, first val) []cand {
+	if first.date == nil {
+		return nil
+	}
+	var num string
+	var end int
+	if m := bareDayHanRe.FindStringSubmatchIndex(s.text[j:]); m != nil {
+		num, end = s.text[j+m[2]:j+m[3]], j+m[1]
+	} else if m := bareDayLatinRe.FindStringSubmatchIndex(s.text[j:]); m != nil {
+		num, end = s.text[j+m[0]:j+m[1]], j+m[1]
+	} else {
+		return nil
+	}
+	if !s.endOK(end) {
+		return nil
+	}
+	d, ok := parseDay(num)
+	if !ok {
+		return nil
+	}
+	c := *first.date
+	v, err := s.dateVal(s.text[j:end], c.y, c.m, d)
+	return []cand{{end: end, v: v, err: err}}
+}
