@@ -344,14 +344,14 @@ func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
 		return nil, err
 	}
 	if len(toks) == 0 {
-		return nil, nil
+		return []index.Match{}, nil
 	}
 	st, err := x.Stats(ctx, s.NS)
 	if err != nil {
 		return nil, err
 	}
 	if st.Docs == 0 {
-		return nil, nil
+		return []index.Match{}, nil
 	}
 	mult := map[string]int{}
 	var distinct []string
@@ -454,7 +454,7 @@ func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
 	if err != nil {
 		return nil, fmt.Errorf("searching: %w", err)
 	}
-	var out []index.Match
+	out := []index.Match{}
 	for rows.Next() {
 		var m index.Match
 		if err := rows.Scan(&m.ID, &m.Score); err != nil {

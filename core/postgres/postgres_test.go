@@ -1,0 +1,69 @@
+package postgres
+
+import (
+	"os"
+	"testing"
+
+	"github.com/huimemory/huimemory/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// open opens a fresh, migrated database.
+func open(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(t.Context(), Config{DSN: pgtest.DSN(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		okay bool
+	}{
+		{Config{DSN: "postgres://u@localhost/db"}, true},
+		{Config{}, false},
+		{Config{DSN: "postgres://u@localhost:notaport/db"}, false},
+		{Config{DSN: "postgres://u@localhost/db", MaxConns: -1}, false},
+	} {
+		if err := tc.cfg.Validate(); (err == nil) != tc.okay {
+			t.Errorf("Validate(%+v) = %v, want ok=%v", tc.cfg, err, tc.okay)
+		}
+	}
+}
+
+func TestOpenTwiceAndPgvector(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, err := Open(t.Context(), Config{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(t.Context(), Config{DSN: dsn, NoMigrate: true})
+	if err != nil {
+		t.Fatalf("second server: %v", err)
+	}
+	defer b.Close()
+	if a.SchemaVersion() != 3 || b.SchemaVersion() != 3 {
+		t.Errorf("schema versions %d and %d, want 3", a.SchemaVersion(), b.SchemaVersion())
+	}
+	// pgvector is not packaged here: the HNSW path must refuse cleanly.
+	if !a.HasPgvector() {
+		if err := a.EnableHNSW(t.Context(), 8); err != ErrNoPgvector {
+			t.Errorf("EnableHNSW without pgvector = %v, want ErrNoPgvector", err)
+		}
+		if _, err := a.SearchHNSW(t.Context(), "", make([]float32, 8), zeroTime, zeroTime, 3); err != ErrNoPgvector {
+			t.Errorf("SearchHNSW without pgvector = %v, want ErrNoPgvector", err)
+		}
+	}
+}
+
+func TestOpenBehindWithNoMigrate(t *testing.T) {
+	if _, err := Open(t.Context(), Config{DSN: pgtest.DSN(t), NoMigrate: true}); err == nil {
+		t.Error("Open with no_migrate on an empty database succeeded")
+	}
+}
