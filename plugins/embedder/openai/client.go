@@ -10,13 +10,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/huimemory/huimemory/plugins/internal/oaihttp"
 )
 
 // request is the body of POST /v1/embeddings.
@@ -90,17 +90,9 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32,
 	}
 }
 
-// backoff returns the jittered wait before retry attempt+1: between half
-// and all of RetryDelay·2^attempt, and at most MaxRetryDelay.
+// backoff returns the jittered wait before retry attempt+1.
 func (e *Embedder) backoff(attempt int) time.Duration {
-	d := e.cfg.MaxRetryDelay
-	if attempt < 30 {
-		d = min(e.cfg.RetryDelay<<attempt, d)
-	}
-	if d <= 1 {
-		return d
-	}
-	return d/2 + rand.N(d/2+1)
+	return oaihttp.Backoff(attempt, e.cfg.RetryDelay, e.cfg.MaxRetryDelay)
 }
 
 // post makes one attempt. On failure, wait says what to do: negative for
@@ -178,69 +170,13 @@ func (e *Embedder) transportError(ctx context.Context, err error) error {
 	return fmt.Errorf("openai embedder: POST %s: %w", e.display, err)
 }
 
-// retryAfter returns the wait a Retry-After header asks for, in seconds or
-// as an HTTP date, at most MaxRetryDelay; 0 when there is none.
+// retryAfter returns the wait a Retry-After header asks for.
 func (e *Embedder) retryAfter(h string) time.Duration {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return 0
-	}
-	var d time.Duration
-	if s, err := strconv.ParseInt(h, 10, 64); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		d = e.cfg.MaxRetryDelay
-		if s < int64(d/time.Second)+1 {
-			d = time.Duration(s) * time.Second
-		}
-	} else if t, err := http.ParseTime(h); err == nil {
-		d = time.Until(t)
-	}
-	if d <= 0 {
-		return 0
-	}
-	return min(d, e.cfg.MaxRetryDelay)
+	return oaihttp.RetryAfter(h, e.cfg.MaxRetryDelay)
 }
 
-// serverMessage finds the message in an error answer: OpenAI's
-// {"error": {"message": ...}}, Ollama's and TEI's {"error": "..."}, vLLM's
-// {"message": ...} or FastAPI's {"detail": ...}; else the start of the
-// answer.
-func serverMessage(raw []byte) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  json.RawMessage `json:"detail"`
-	}
-	msg := ""
-	if json.Unmarshal(raw, &v) == nil {
-		var s string
-		var obj struct {
-			Message string `json:"message"`
-		}
-		switch {
-		case json.Unmarshal(v.Error, &s) == nil && s != "":
-			msg = s
-		case json.Unmarshal(v.Error, &obj) == nil && obj.Message != "":
-			msg = obj.Message
-		case v.Message != "":
-			msg = v.Message
-		case json.Unmarshal(v.Detail, &s) == nil && s != "":
-			msg = s
-		case len(v.Detail) > 0:
-			msg = string(v.Detail)
-		}
-	}
-	if msg == "" {
-		msg = string(raw)
-	}
-	msg = strings.Join(strings.Fields(strings.ToValidUTF8(msg, "\uFFFD")), " ")
-	if utf8.RuneCountInString(msg) > maxMessage {
-		msg = string([]rune(msg)[:maxMessage]) + "…"
-	}
-	return msg
-}
+// serverMessage finds the message in an error answer.
+func serverMessage(raw []byte) string { return oaihttp.ServerMessage(raw, maxMessage) }
 
 // decode reads an answer for n texts and checks its vectors.
 func (e *Embedder) decode(raw []byte, n int) ([][]float32, error) {
@@ -374,13 +310,4 @@ func checkEmpty(v []float32) ([]float32, error) {
 }
 
 // sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func sleepCtx(ctx context.Context, d time.Duration) error { return oaihttp.Sleep(ctx, d) }

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/plugins/internal/oaihttp"
 )
 
 // Name is the embedder's registered name.
@@ -130,33 +130,11 @@ func (c Config) GoString() string { return c.String() }
 
 // endpoint returns the embeddings URL for a base URL.
 func endpoint(base string) (string, error) {
-	base = strings.TrimSpace(base)
-	if base == "" {
-		return "", errors.New("openai embedder: missing base URL")
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("openai embedder: base URL %q is not an http(s) URL", redactURL(base))
-	}
-	p := strings.TrimRight(u.Path, "/")
-	switch {
-	case strings.HasSuffix(p, "/embeddings"):
-	case strings.HasSuffix(p, "/v1"):
-		p += "/embeddings"
-	default:
-		p += "/v1/embeddings"
-	}
-	u.Path, u.RawPath = p, ""
-	return u.String(), nil
+	return oaihttp.Endpoint("openai embedder", base, "embeddings")
 }
 
 // redactURL hides a password in a URL, for messages.
-func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		return u.Redacted()
-	}
-	return s
-}
+func redactURL(s string) string { return oaihttp.RedactURL(s) }
 
 // Embedder is a client for an OpenAI-compatible embeddings endpoint. It
 // is safe for concurrent use.

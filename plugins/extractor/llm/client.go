@@ -7,16 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/plugins/internal/oaihttp"
 )
 
 // chatRequest is the body of POST /v1/chat/completions.
@@ -94,17 +93,9 @@ func (x *Extractor) complete(ctx context.Context, body []byte) (string, int, err
 	}
 }
 
-// backoff returns the jittered wait before retry attempt+1: between half
-// and all of RetryDelay·2^attempt, and at most MaxRetryDelay.
+// backoff returns the jittered wait before retry attempt+1.
 func (x *Extractor) backoff(attempt int) time.Duration {
-	d := x.cfg.MaxRetryDelay
-	if attempt < 30 {
-		d = min(x.cfg.RetryDelay<<attempt, d)
-	}
-	if d <= 1 {
-		return d
-	}
-	return d/2 + rand.N(d/2+1)
+	return oaihttp.Backoff(attempt, x.cfg.RetryDelay, x.cfg.MaxRetryDelay)
 }
 
 // post makes one attempt. On failure, wait says what to do: negative for
@@ -212,83 +203,17 @@ func (x *Extractor) transportError(ctx context.Context, limit time.Duration, err
 	return &transportError{msg: fmt.Sprintf("POST %s: %v", x.display, err)}
 }
 
-// retryAfter returns the wait a Retry-After header asks for, in seconds or
-// as an HTTP date, at most MaxRetryDelay; 0 when there is none.
+// retryAfter returns the wait a Retry-After header asks for.
 func (x *Extractor) retryAfter(h string) time.Duration {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return 0
-	}
-	var d time.Duration
-	if s, err := strconv.ParseInt(h, 10, 64); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		d = x.cfg.MaxRetryDelay
-		if s < int64(d/time.Second)+1 {
-			d = time.Duration(s) * time.Second
-		}
-	} else if t, err := http.ParseTime(h); err == nil {
-		d = time.Until(t)
-	}
-	if d <= 0 {
-		return 0
-	}
-	return min(d, x.cfg.MaxRetryDelay)
+	return oaihttp.RetryAfter(h, x.cfg.MaxRetryDelay)
 }
 
-// serverMessage finds the message in an error answer: OpenAI's
-// {"error": {"message": ...}}, Ollama's {"error": "..."}, vLLM's
-// {"message": ...} or FastAPI's {"detail": ...}; else the start of the
-// answer.
-func serverMessage(raw []byte) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  json.RawMessage `json:"detail"`
-	}
-	msg := ""
-	if json.Unmarshal(raw, &v) == nil {
-		var s string
-		var obj struct {
-			Message string `json:"message"`
-		}
-		switch {
-		case json.Unmarshal(v.Error, &s) == nil && s != "":
-			msg = s
-		case json.Unmarshal(v.Error, &obj) == nil && obj.Message != "":
-			msg = obj.Message
-		case v.Message != "":
-			msg = v.Message
-		case json.Unmarshal(v.Detail, &s) == nil && s != "":
-			msg = s
-		case len(v.Detail) > 0:
-			msg = string(v.Detail)
-		}
-	}
-	if msg == "" {
-		msg = string(raw)
-	}
-	return snippet(msg)
-}
+// serverMessage finds the message in an error answer, quoted.
+func serverMessage(raw []byte) string { return strconv.Quote(oaihttp.ServerMessage(raw, maxMessage)) }
 
-// snippet returns s on one line, cut to maxMessage runes, for errors.
-func snippet(s string) string {
-	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
-	if utf8.RuneCountInString(s) > maxMessage {
-		s = string([]rune(s)[:maxMessage]) + "…"
-	}
-	return strconv.Quote(s)
-}
+// snippet returns s on one line, cut to maxMessage runes, quoted, for
+// errors.
+func snippet(s string) string { return strconv.Quote(oaihttp.Fold(s, maxMessage)) }
 
 // sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func sleepCtx(ctx context.Context, d time.Duration) error { return oaihttp.Sleep(ctx, d) }

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/plugins/internal/oaihttp"
 )
 
 // Name is the extractor's registered name.
@@ -134,33 +134,11 @@ func (c Config) GoString() string { return c.String() }
 
 // endpoint returns the chat completions URL for a base URL.
 func endpoint(base string) (string, error) {
-	base = strings.TrimSpace(base)
-	if base == "" {
-		return "", errors.New("llm extractor: missing base URL")
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("llm extractor: base URL %q is not an http(s) URL", redactURL(base))
-	}
-	p := strings.TrimRight(u.Path, "/")
-	switch {
-	case strings.HasSuffix(p, "/chat/completions"):
-	case strings.HasSuffix(p, "/v1"):
-		p += "/chat/completions"
-	default:
-		p += "/v1/chat/completions"
-	}
-	u.Path, u.RawPath = p, ""
-	return u.String(), nil
+	return oaihttp.Endpoint("llm extractor", base, "chat/completions")
 }
 
 // redactURL hides a password in a URL, for messages.
-func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		return u.Redacted()
-	}
-	return s
-}
+func redactURL(s string) string { return oaihttp.RedactURL(s) }
 
 // Extractor distils memories from chunks with a chat model. It is safe
 // for concurrent use.
