@@ -3,10 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -19,28 +17,14 @@ import (
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/proxy/proxytest"
 	"github.com/huimemory/huimemory/core/tools"
+	"github.com/huimemory/huimemory/internal/gobuild"
 	"github.com/huimemory/huimemory/plugins/host"
 )
 
 // huimem is the real binary, built once by TestMain.
 var huimem string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "proxy-example-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	huimem = filepath.Join(dir, "huimem")
-	if out, err := exec.Command("go", "build", "-o", huimem, "../../cmd/huimem").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build huimem: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gobuild.Main(m, "../../cmd/huimem", "huimem", &huimem) }
 
 const token = "example-secret-token-0123"
 

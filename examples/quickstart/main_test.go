@@ -1,13 +1,14 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/huimemory/huimemory/internal/gobuild"
 )
 
 var anchor = regexp.MustCompile(`^\[id:([0-9a-z]+) \| prev: ([0-9a-z]+|-) \| next: ([0-9a-z]+|-)\] `)
@@ -15,22 +16,7 @@ var anchor = regexp.MustCompile(`^\[id:([0-9a-z]+) \| prev: ([0-9a-z]+|-) \| nex
 // bin is the example, built once by TestMain.
 var bin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "quickstart-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "quickstart")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gobuild.Main(m, ".", "quickstart", &bin) }
 
 // TestQuickstart runs the example twice on one home as a real
 // process from this folder, as its doc says, and checks what it prints.
