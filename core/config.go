@@ -124,7 +124,14 @@ type StorageConfig struct {
 	// memory map at each search (see core/vector). 0 means the default,
 	// 512; -1 keeps no vectors in memory.
 	VectorCacheMB int `mapstructure:"vector_cache_mb" json:"vector_cache_mb" yaml:"vector_cache_mb"`
+	// LockWait bounds how long a command waits for another process's
+	// write to the home (the writer lock, and readers letting go); 0
+	// means the default, 30s. See docs/concurrency.md.
+	LockWait time.Duration `mapstructure:"lock_wait" json:"lock_wait" yaml:"lock_wait"`
 }
+
+// DefaultLockWait is the default of storage.lock_wait.
+const DefaultLockWait = 30 * time.Second
 
 // DefaultVectorCacheMB is the default of storage.vector_cache_mb.
 const DefaultVectorCacheMB = 512
@@ -287,6 +294,9 @@ func (c *Config) SetDefaults() {
 	if c.Storage.CacheMaxMB == 0 {
 		c.Storage.CacheMaxMB = 1024
 	}
+	if c.Storage.LockWait == 0 {
+		c.Storage.LockWait = DefaultLockWait
+	}
 	if c.Storage.VectorCacheMB == 0 {
 		c.Storage.VectorCacheMB = DefaultVectorCacheMB
 	}
@@ -414,6 +424,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Storage.CacheMaxMB < 0 {
 		bad("storage.cache_max_mb", "must not be negative")
+	}
+	if c.Storage.LockWait < 0 || c.Storage.LockWait > 24*time.Hour {
+		bad("storage.lock_wait", "%s is not between 0 and 24h", c.Storage.LockWait)
 	}
 	if c.Storage.VectorCacheMB < -1 || c.Storage.VectorCacheMB > 1<<20 {
 		bad("storage.vector_cache_mb", "%d is not -1 (no cache) or between 0 and 1048576", c.Storage.VectorCacheMB)

@@ -6,10 +6,22 @@
 #
 #   scripts/bench-recall.sh [locomo-dev.json] [beam-dir]
 #
+# Each row runs each benchmark twice: the real questions together with 200
+# generated off-topic questions per conversation (--off-topic 200, which
+# does not change the real questions' results), then the real questions
+# with a 1,600-character agent system prompt pasted in front (--polluted).
+# Rows marked "nopol" skip the polluted run (set HUIMEM_BENCH_POLLUTED=all
+# to run it for them too).
+#
 # The data defaults to ../shared/bench/locomo/locomo-dev.json (CC BY-NC 4.0)
 # and ../shared/bench/beam/100K-dev (CC BY-SA 4.0): read them from there,
 # never copy them into the repository. The use-lite rows need the model
-# weights (scripts/fetch-models.sh) and are skipped without them.
+# weights (`huimem models pull use-lite` or scripts/fetch-models.sh) and
+# are skipped without them; each takes minutes (the embedder runs on the
+# CPU). HUIMEM_BENCH_BIN names a prebuilt binary to use;
+# HUIMEM_BENCH_ROWS, an extended regular expression, runs only the rows
+# whose label matches it; HUIMEM_BENCH_HEADER=noheader leaves out the
+# table's header, to append rows to an earlier table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 locomo=${1:-../shared/bench/locomo/locomo-dev.json}
@@ -19,52 +31,65 @@ beam=${2:-../shared/bench/beam/100K-dev}
 bin=${HUIMEM_BENCH_BIN:-/tmp/huimem-bench}
 [ -n "${HUIMEM_BENCH_BIN:-}" ] || go build -o "$bin" ./cmd/huimem
 uselite=${HUIMEM_USELITE_DIR:-$HOME/.cache/huimem/models/use-lite}
+polluted_all=${HUIMEM_BENCH_POLLUTED:-}
 
 R=HUIMEM_RETRIEVER
 old="${R}_VECTOR_WEIGHT=0.6 ${R}_BM25_WEIGHT=0.4 ${R}_CONTEXT_BOOST=0.3 ${R}_REPLY_BOOST=1 ${R}_SESSION_BOOST=0 ${R}_MIN_RELEVANCE=0"
-# label | environment and flags
+UL=HUIMEM_EMBEDDING_NAME=use-lite
+# label | environment | nopol (optional)
 configs=(
   "round-1 weights (hash 0.6/0.4, context 0.3, reply field at 1.0, no floor)|$old"
   "+ assistant text in its own field (reply 0.3)|${old/REPLY_BOOST=1/REPLY_BOOST=0.3}"
   "+ weights 0.1/0.9, context 1.0|${R}_CONTEXT_BOOST=1 ${R}_SESSION_BOOST=0 ${R}_MIN_RELEVANCE=0"
-  "+ session evidence 0.4|${R}_MIN_RELEVANCE=0"
-  "+ min_relevance 0.3 (defaults)|"
-  "defaults, polluted questions (1.6k-char system prompt in front)|--polluted"
-  "defaults, 200 off-topic questions per conversation|--off-topic 200"
-  "defaults without min_relevance, off-topic|${R}_MIN_RELEVANCE=0 --off-topic 200"
-  "ablation: defaults with reply field weight 1.0|${R}_REPLY_BOOST=1"
-  "ablation: defaults without session evidence|${R}_SESSION_BOOST=0"
-  "ablation: defaults with context 0.3|${R}_CONTEXT_BOOST=0.3"
-  "ablation: defaults with hash 0.6/0.4|${R}_VECTOR_WEIGHT=0.6 ${R}_BM25_WEIGHT=0.4"
-  "ablation: defaults, BM25 only|${R}_VECTOR_WEIGHT=0 ${R}_BM25_WEIGHT=1"
-  "ablation: defaults, RRF|${R}_FUSION=rrf"
-  "ablation: defaults, message chunker|HUIMEM_CHUNKER_NAME=message"
-  "use-lite + defaults|HUIMEM_EMBEDDING_NAME=use-lite"
-  "use-lite, 0.3/0.7|HUIMEM_EMBEDDING_NAME=use-lite ${R}_VECTOR_WEIGHT=0.3 ${R}_BM25_WEIGHT=0.7"
+  "+ session evidence 0.4 (defaults without the floor)|${R}_MIN_RELEVANCE=0"
+  "**defaults** (+ min_relevance 0.3)|"
+  "ablation: floor 0.25|${R}_MIN_RELEVANCE=0.25|nopol"
+  "ablation: floor 0.35|${R}_MIN_RELEVANCE=0.35|nopol"
+  "ablation: reply field weight 1.0|${R}_REPLY_BOOST=1|nopol"
+  "ablation: reply field weight 0 (assistant words ignored)|${R}_REPLY_BOOST=0|nopol"
+  "ablation: no session evidence|${R}_SESSION_BOOST=0|nopol"
+  "ablation: session evidence 1.0|${R}_SESSION_BOOST=1|nopol"
+  "ablation: context 0.3|${R}_CONTEXT_BOOST=0.3|nopol"
+  "ablation: pool factor 10|${R}_POOL_FACTOR=10|nopol"
+  "ablation: hash 0.6/0.4|${R}_VECTOR_WEIGHT=0.6 ${R}_BM25_WEIGHT=0.4|nopol"
+  "ablation: BM25 only|${R}_VECTOR_WEIGHT=0 ${R}_BM25_WEIGHT=1|nopol"
+  "ablation: RRF|${R}_FUSION=rrf|nopol"
+  "ablation: message chunker|HUIMEM_CHUNKER_NAME=message|nopol"
+  "ablation: message chunker, no floor|HUIMEM_CHUNKER_NAME=message ${R}_MIN_RELEVANCE=0|nopol"
+  "use-lite + defaults|$UL"
+  "use-lite + defaults, no floor|$UL ${R}_MIN_RELEVANCE=0|nopol"
+  "use-lite 0.3/0.7|$UL ${R}_VECTOR_WEIGHT=0.3 ${R}_BM25_WEIGHT=0.7|nopol"
 )
-echo "| configuration | LoCoMo R@5 | LoCoMo R@10 | BEAM R@5 | BEAM R@10 | off-topic empty (LoCoMo / BEAM) | command (DATA: LoCoMo file or BEAM folder) |"
-echo "|---|---:|---:|---:|---:|---:|---|"
+rows=${HUIMEM_BENCH_ROWS:-.}
+[ "${HUIMEM_BENCH_HEADER:-}" = noheader ] || echo "| configuration | LoCoMo R@5 | LoCoMo R@10 | BEAM R@5 | BEAM R@10 | off-topic empty (LoCoMo / BEAM) | polluted R@10 (LoCoMo / BEAM) | command (DATA: LoCoMo file or BEAM folder; off-topic column: add --off-topic 200, polluted: --polluted) |"
+[ "${HUIMEM_BENCH_HEADER:-}" = noheader ] || echo "|---|---:|---:|---:|---:|---:|---:|---|"
 for c in "${configs[@]}"; do
-  label=${c%%|*}
-  rest=${c#*|}
-  env_part=""; flags=""
-  for w in $rest; do
-    case $w in --*|[0-9]*) flags="$flags $w" ;; *) env_part="$env_part $w" ;; esac
-  done
+  IFS='|' read -r label env_part mark <<<"$c"
+  grep -Eq -- "$rows" <<<"$label" || continue
+  cmd="${env_part:+$env_part }huimem bench locomo|beam --data \$DATA"
   if [[ $env_part == *use-lite* && ! -d $uselite ]]; then
-    echo "| $label | – | – | – | – | – | skipped: no use-lite weights at $uselite |"
+    echo "| $label | – | – | – | – | – | – | skipped: no use-lite weights at $uselite |"
     continue
   fi
-  lj=$(env $env_part "$bin" bench locomo --data "$locomo" --json $flags)
-  bj=$(env $env_part "$bin" bench beam --data "$beam" --json $flags)
+  # shellcheck disable=SC2086 # env_part is a list of NAME=VALUE words
+  lj=$(env $env_part "$bin" bench locomo --data "$locomo" --json --off-topic 200)
+  # shellcheck disable=SC2086
+  bj=$(env $env_part "$bin" bench beam --data "$beam" --json --off-topic 200)
+  lp='{}' bp='{}'
+  if [[ $mark != nopol || -n $polluted_all ]]; then
+    # shellcheck disable=SC2086
+    lp=$(env $env_part "$bin" bench locomo --data "$locomo" --json --polluted)
+    # shellcheck disable=SC2086
+    bp=$(env $env_part "$bin" bench beam --data "$beam" --json --polluted)
+  fi
   row=$(python3 -c '
 import json,sys
-l=json.loads(sys.argv[1]); b=json.loads(sys.argv[2])
+l,b,lp,bp=(json.loads(a) for a in sys.argv[1:5])
 f=lambda x: "%.3f"%x
-off="–"
-if l.get("off_topic"): off="%.1f%% / %.1f%%"%(100*l.get("off_topic_empty",0),100*b.get("off_topic_empty",0))
-print(" | ".join([f(l["recall"]["5"]), f(l["recall"]["10"]), f(b["recall"]["5"]), f(b["recall"]["10"]), off]))
-' "$lj" "$bj")
-  cmd="${env_part# } huimem bench locomo|beam --data \$DATA$flags"
-  echo "| $label | $row | \`${cmd# }\` |"
+off="%.1f%% / %.1f%%"%(100*l.get("off_topic_empty",0),100*b.get("off_topic_empty",0))
+pol="–"
+if "recall" in lp: pol="%s / %s"%(f(lp["recall"]["10"]),f(bp["recall"]["10"]))
+print(" | ".join([f(l["recall"]["5"]), f(l["recall"]["10"]), f(b["recall"]["5"]), f(b["recall"]["10"]), off, pol]))
+' "$lj" "$bj" "$lp" "$bp")
+  echo "| $label | $row | \`$cmd\` |"
 done

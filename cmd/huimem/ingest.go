@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -60,6 +61,8 @@ type candidate struct {
 func (a *app) ingestCmd() *cobra.Command {
 	var ns, format string
 	var asJSON, prune, quiet bool
+	var batch int
+	var cpuprofile string
 	cmd := &cobra.Command{
 		Use:   "ingest PATH...",
 		Short: "Ingest chat exports and transcripts; a folder is walked, respecting .gitignore",
@@ -80,7 +83,13 @@ Every file is tracked by path and content hash. Ingesting it again skips it
 when unchanged, and replaces its messages in one transaction when it changed.
 A file that was deleted is reported, and its messages removed with --prune.
 Each file is all or nothing: a bad file is reported with path:line and
-skipped, the store keeps what it had, and the exit code is non-zero.`,
+skipped, the store keeps what it had, and the exit code is non-zero.
+
+Files are streamed. A new file with more than --batch messages is read,
+embedded and stored a batch at a time under a stage that readers do not
+see, and published in one small transaction at the end; a bad line, an
+interrupt or a crash leaves the store as it was, and running the same
+ingest again finishes the job.`,
 		Args: minimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := core.ValidateNamespace(ns); err != nil {
@@ -90,6 +99,20 @@ skipped, the store keeps what it had, and the exit code is non-zero.`,
 				if _, err := formats.Lookup(format); err != nil {
 					return usageError{err}
 				}
+			}
+			if batch < 0 || batch > 1<<20 {
+				return usagef("ingest: --batch %d is not between 1 and 1048576", batch)
+			}
+			if cpuprofile != "" {
+				f, err := os.Create(cpuprofile)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
 			}
 			start := time.Now()
 			files, dirs, err := collectFiles(args)
@@ -133,7 +156,7 @@ skipped, the store keeps what it had, and the exit code is non-zero.`,
 				if err := cmd.Context().Err(); err != nil {
 					return err
 				}
-				row := a.ingestOne(cmd, e, f, ns, format, cfg.Time.Location())
+				row := a.ingestOne(cmd, e, f, engine.SourceOptions{Namespace: ns, Format: format, Location: cfg.Time.Location(), BatchMessages: batch})
 				if row.Error != "" {
 					failed = append(failed, row.err)
 					if len(files) == 1 {
@@ -203,6 +226,9 @@ skipped, the store keeps what it had, and the exit code is non-zero.`,
 	cmd.Flags().BoolVar(&prune, "prune", false, "remove the messages of tracked files that were deleted from the folders given")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	cmd.Flags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the ingest to this file")
+	cmd.Flags().MarkHidden("cpuprofile")
+	cmd.Flags().IntVar(&batch, "batch", engine.DefaultBatchMessages, "messages read and stored at a time in a large new file (memory grows with it)")
 	return cmd
 }
 
@@ -212,13 +238,13 @@ type ingestRow struct {
 }
 
 // ingestOne ingests one file and says what happened.
-func (a *app) ingestOne(cmd *cobra.Command, e *engine.Engine, f candidate, ns, format string, loc *time.Location) ingestRow {
+func (a *app) ingestOne(cmd *cobra.Command, e *engine.Engine, f candidate, opts engine.SourceOptions) ingestRow {
 	row := ingestRow{ingestFile: ingestFile{Path: f.path}}
-	if !f.explicit && format == "" && !recognised(f.path) {
+	if !f.explicit && opts.Format == "" && !recognised(f.path) {
 		row.Status = "ignored"
 		return row
 	}
-	res, err := e.IngestSource(cmd.Context(), f.path, engine.SourceOptions{Namespace: ns, Format: format, Location: loc})
+	res, err := e.IngestSource(cmd.Context(), f.path, opts)
 	row.Format, row.IngestResult, row.Dropped = res.Format, res.IngestResult, res.Dropped
 	row.Status = res.Status
 	if err != nil {

@@ -46,9 +46,9 @@ func closePlugins() {
 	plugin.CleanupClients()
 }
 
-// hostOptions says how this process runs cfg's plugins: built-ins are
-// served by this very binary (`huimem plugin serve KIND NAME`) unless
-// plugins.in_process is set. With HUIMEM_DEBUG set, the plugins' stderr
+// hostOptions says how this process runs cfg's plugins: built-ins run in
+// process unless plugins.subprocess is set, and are then served by this
+// very binary (`huimem plugin serve KIND NAME`). With HUIMEM_DEBUG set, the plugins' stderr
 // goes to huimem's.
 func (a *app) hostOptions(cfg core.Config) host.Options {
 	opts := host.Options{Executable: a.pluginExecutable(cfg)}
@@ -112,8 +112,9 @@ func (a *app) pluginCmd() *cobra.Command {
 		Use:   "serve KIND NAME",
 		Short: "Serve a built-in plugin over go-plugin (huimem starts this itself)",
 		Long: `Serve the built-in plugin NAME of KIND (embedder, chunker or extractor)
-as a go-plugin subprocess. HuiMemory runs built-ins this way, re-executing
-its own binary, unless plugins.in_process is set. The plugin receives its
+as a go-plugin subprocess. Built-ins run inside huimem by default; with
+plugins.subprocess set, HuiMemory runs them this way instead, re-executing
+its own binary. The plugin receives its
 options from the host in a Configure call. Run by hand, it prints a note
 and exits with status 1.`,
 		Args: exactArgs(2),

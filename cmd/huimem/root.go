@@ -87,7 +87,7 @@ links, so an LLM can walk a conversation with recall_by_id.`,
 	pf.StringVar(&a.config, "config", "", "config file to merge over the defaults (default <home>/config.yaml if it exists)")
 	root.AddCommand(
 		a.initCmd(), a.ingestCmd(), a.addCmd(), a.recallCmd(), a.getCmd(),
-		a.statsCmd(), a.reindexCmd(), a.demoCmd(), a.configCmd(), a.benchCmd(), a.timeCmd(),
+		a.statsCmd(), a.reindexCmd(), a.demoCmd(), a.configCmd(), a.benchWithConcurrent(), a.timeCmd(),
 		a.pluginCmd(), a.pluginsCmd(),
 		a.archiveCmd(),
 		a.serveCmd(),
@@ -98,6 +98,14 @@ links, so an LLM can walk a conversation with recall_by_id.`,
 		a.exportCmd(),
 	)
 	return root
+}
+
+// benchWithConcurrent is the bench command with `bench concurrent`
+// (bench_concurrent.go) added.
+func (a *app) benchWithConcurrent() *cobra.Command {
+	b := a.benchCmd()
+	b.AddCommand(a.benchConcurrentCmd())
+	return b
 }
 
 // loadConfig builds the configuration: embedded defaults, then the config
@@ -227,11 +235,32 @@ func (a *app) openWith(ctx context.Context, opts engine.Options, adjust func(*co
 	if isNew && !creates {
 		return nil, cfg, usagef("no HuiMemory home at %s (run \"huimem init\" or pass --home)", home)
 	}
+	a.shareHome(&opts, cfg)
 	e, err := a.openEngine(ctx, cfg, opts)
 	if err == nil && isNew && notice {
 		fmt.Fprintf(a.stderr, "huimem: created a new HuiMemory home at %s\n", e.Home())
 	}
 	return e, cfg, err
+}
+
+// shareHome opens the home with shared access (issue 16; see
+// docs/concurrency.md): any number of huimem processes read it at once,
+// and a write locks it only while it commits, waiting at most
+// storage.lock_wait for another writer. With HUIMEM_TEST_LOCK_STATS set,
+// each wait is printed on stderr (`huimem bench concurrent` reads them).
+func (a *app) shareHome(opts *engine.Options, cfg core.Config) {
+	opts.Access = engine.AccessShared
+	if opts.LockWait == 0 {
+		opts.LockWait = cfg.Storage.LockWait
+	}
+	if opts.Owner == "" {
+		opts.Owner = strings.TrimSpace("huimem " + a.command)
+	}
+	if os.Getenv("HUIMEM_TEST_LOCK_STATS") != "" && opts.OnLockWait == nil {
+		opts.OnLockWait = func(kind string, d time.Duration) {
+			fmt.Fprintf(a.stderr, "huimem: lock-wait %s %d\n", kind, d.Microseconds())
+		}
+	}
 }
 
 // homeExists reports whether the home folder dir exists. An existing

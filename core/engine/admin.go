@@ -9,7 +9,6 @@ import (
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/store"
-	"github.com/huimemory/huimemory/core/vector"
 )
 
 // ReindexOptions tune [Engine.Reindex].
@@ -31,9 +30,13 @@ type ReindexResult struct {
 func (e *Engine) Reindex(ctx context.Context, opts ReindexOptions) (ReindexResult, error) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	var res ReindexResult
+	// A shared engine takes the home now, not inside ixMu (access.go).
+	if err := e.upgrade(); err != nil {
+		return res, err
+	}
 	e.ixMu.Lock()
 	defer e.ixMu.Unlock()
-	var res ReindexResult
 	if e.closed {
 		return res, core.ErrClosed
 	}
@@ -98,7 +101,7 @@ func (e *Engine) reembed(ctx context.Context) error {
 		return fmt.Errorf("replacing vectors: %w", err)
 	}
 	e.embedderChanged = false
-	e.vx = vector.New(e.info.Dim, e.loadVectors, store.AppendVector)
+	e.vx = e.newVectors()
 	return nil
 }
 
@@ -127,7 +130,7 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	err := e.st.View(func(tx *store.Tx) error {
 		s.Chunks, s.Messages = tx.Counts()
 		s.Generation = tx.Gen()
-		s.Pending = len(tx.Outbox())
+		s.Pending = tx.OutboxLen()
 		_, s.PendingExtractions = tx.PendingExtracts(1)
 		err := tx.ForEachSession(func(ss *store.Session) error {
 			s.Sessions++

@@ -41,9 +41,18 @@ type Options struct {
 	// AllowEmbedderChange lets Open accept an embedder other than the one
 	// the stored vectors came from; only Reindex may then be called.
 	AllowEmbedderChange bool
-	// LockWait is how long Open waits for another process to release the
-	// home; 0 means one second.
+	// LockWait is how long Open, and each write, waits for another
+	// process (storage.lock_wait); 0 means one second.
 	LockWait time.Duration
+	// Access says how the engine shares its home with other processes:
+	// [AccessExclusive] (the zero value) or [AccessShared]. See access.go.
+	Access Access
+	// Owner names this process in the home's writer lock, such as
+	// "huimem ingest", for the message of a writer that waits in vain.
+	Owner string
+	// OnLockWait, when set, is told how long each write waited for the
+	// writer lock ("writer") and for readers to let go ("exclusive").
+	OnLockWait func(kind string, d time.Duration)
 }
 
 // Engine is an open HuiMemory home. See the package documentation.
@@ -59,8 +68,11 @@ type Engine struct {
 	logf       func(string, ...any)
 	vx         *vector.Index
 
-	// writeMu serialises writes: ingest, index sync, reindex.
-	writeMu sync.Mutex
+	// writeMu serialises writes: ingest, index sync, reindex. With
+	// [AccessShared] it also takes the home's writer lock (access.go).
+	writeMu writeLock
+	// acc is the state of shared access (access.go).
+	acc access
 
 	// ixMu guards ix and stale; recalls hold it for reading.
 	ixMu  sync.RWMutex
@@ -90,6 +102,7 @@ const (
 // fails, it calls opts.OnClose before returning.
 func Open(ctx context.Context, cfg core.Config, opts Options) (*Engine, error) {
 	e := &Engine{logf: opts.Logf, onClose: opts.OnClose}
+	e.writeMu.e = e
 	if e.logf == nil {
 		e.logf = func(string, ...any) {}
 	}
@@ -121,13 +134,16 @@ func (e *Engine) open(ctx context.Context, cfg core.Config, opts Options) error 
 	if lockWait == 0 {
 		lockWait = time.Second
 	}
+	if opts.Access == AccessShared {
+		return e.openShared(ctx, opts, lockWait)
+	}
 	if e.st, err = store.Open(filepath.Join(e.home, store.FileName), lockWait); err != nil {
 		return err
 	}
 	if err := e.checkEmbedder(ctx, opts.AllowEmbedderChange); err != nil {
 		return err
 	}
-	e.vx = vector.New(e.info.Dim, e.loadVectors, store.AppendVector)
+	e.vx = e.newVectors()
 	if err := e.openIndex(ctx); err != nil {
 		return err
 	}
@@ -141,6 +157,12 @@ func (e *Engine) open(ctx context.Context, cfg core.Config, opts Options) error 
 		return fmt.Errorf("finishing an interrupted forget: %w", err)
 	}
 	return nil
+}
+
+// newVectors returns an empty vector index over the store, with the heap
+// budget of storage.vector_cache_mb (issue 15).
+func (e *Engine) newVectors() *vector.Index {
+	return vector.NewWithOptions(e.info.Dim, e.loadVectors, vector.Options{CacheBytes: e.cfg.Storage.VectorCacheBytes()})
 }
 
 // ErrNoParts is returned by [Open] when [Options] lack the embedder or the
@@ -175,26 +197,59 @@ func (e *Engine) checkEmbedder(ctx context.Context, allowChange bool) error {
 		return fmt.Errorf("embedder %q reports dimension %d", info.Name, info.Dim)
 	}
 	e.info = info
-	return e.st.Update(func(tx *store.Tx) error {
-		raw := tx.Meta(store.MetaEmbedder)
-		chunks, _ := tx.Counts()
-		if raw != nil && chunks > 0 {
-			var old core.EmbedderInfo
-			if err := json.Unmarshal(raw, &old); err != nil {
-				return fmt.Errorf("reading stored embedder: %w", err)
-			}
-			if old != info {
-				if !allowChange {
-					return fmt.Errorf("%w: the stored vectors come from %s, but the configured embedder is %s; run `huimem reindex` to re-embed every chunk",
-						core.ErrEmbedderChanged, describe(old), describe(info))
-				}
-				e.embedderChanged = true
-				return nil
-			}
-		}
-		data, _ := json.Marshal(info)
-		return tx.SetMeta(store.MetaEmbedder, data)
+	// issue 15: read first; only a new home or a change writes.
+	write := false
+	err = e.st.View(func(tx *store.Tx) error {
+		var err error
+		write, err = e.embedderRecord(tx, allowChange)
+		return err
 	})
+	if err != nil || !write {
+		return err
+	}
+	if e.st.Shared() {
+		// A shared engine writes it with its first write (access.go).
+		e.acc.writeEmbedder = true
+		return nil
+	}
+	return e.st.Update(func(tx *store.Tx) error {
+		write, err := e.embedderRecord(tx, allowChange)
+		if err != nil || !write {
+			return err
+		}
+		return e.putEmbedder(tx)
+	})
+}
+
+// embedderRecord compares the stored embedder with e.info and reports
+// whether the record must be written.
+func (e *Engine) embedderRecord(tx *store.Tx, allowChange bool) (bool, error) {
+	raw := tx.Meta(store.MetaEmbedder)
+	chunks, _ := tx.Counts()
+	if raw == nil {
+		return true, nil
+	}
+	var old core.EmbedderInfo
+	if err := json.Unmarshal(raw, &old); err != nil {
+		return false, fmt.Errorf("reading stored embedder: %w", err)
+	}
+	if old == e.info {
+		return false, nil
+	}
+	if chunks == 0 {
+		return true, nil
+	}
+	if !allowChange {
+		return false, fmt.Errorf("%w: the stored vectors come from %s, but the configured embedder is %s; run `huimem reindex` to re-embed every chunk",
+			core.ErrEmbedderChanged, describe(old), describe(e.info))
+	}
+	e.embedderChanged = true
+	return false, nil
+}
+
+func (e *Engine) putEmbedder(tx *store.Tx) error {
+	data, _ := json.Marshal(e.info)
+	return tx.SetMeta(store.MetaEmbedder, data)
 }
 
 func describe(i core.EmbedderInfo) string {
@@ -213,8 +268,9 @@ func (e *Engine) EmbedderInfo() core.EmbedderInfo { return e.info }
 // Close closes the index and the store, then calls [Options.OnClose]. It
 // waits for writes in progress; Close is safe to call more than once.
 func (e *Engine) Close() error {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
+	e.stopYield()
+	e.writeMu.mu.Lock() // not Lock: closing takes no writer lock
+	defer e.writeMu.mu.Unlock()
 	e.ixMu.Lock()
 	defer e.ixMu.Unlock()
 	if e.closed {
@@ -222,6 +278,7 @@ func (e *Engine) Close() error {
 	}
 	e.closed = true
 	var errs []error
+	defer e.removeTempIndex()
 	if e.ix != nil {
 		errs = append(errs, e.ix.Close())
 	}

@@ -100,11 +100,17 @@ func (e *Engine) Ingest(ctx context.Context, msgs []core.Message) (IngestResult,
 type source struct {
 	name, digest string
 	track        *tracking // issue 13
+	// stage, when set, is published in the ingest's transaction (see
+	// ingeststage.go).
+	stage *stageRun
 }
 
 func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	if err := e.discardStages(); err != nil { // issue 13: see ingeststage.go
+		return IngestResult{}, err
+	}
 	return e.ingestLocked(ctx, msgs, src)
 }
 
@@ -124,7 +130,7 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 	}
 	res.Added = len(in.fresh)
 	res.Sessions = len(in.plans)
-	if len(in.fresh) == 0 && len(src.dropSessions()) == 0 {
+	if len(in.fresh) == 0 && len(src.dropSessions()) == 0 && (src == nil || src.stage == nil) {
 		return res, e.recordSource(src)
 	}
 	if err := e.prepareIngest(ctx, in.plans); err != nil {
@@ -273,6 +279,11 @@ func (e *Engine) commitIngest(in *ingestPlan, src *source, res *IngestResult) ([
 			touched = append(touched, t...)
 			res.Chunks += changed
 			res.Removed += removed
+		}
+		if src != nil && src.stage != nil { // issue 13: a staged ingest
+			if err := src.stage.publish(tx, res, &touched); err != nil {
+				return err
+			}
 		}
 		return writeSource(tx, src)
 	})

@@ -1,11 +1,7 @@
 package engine
 
 import (
-	"cmp"
 	"context"
-	"os"
-	"slices"
-	"strconv"
 
 	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
@@ -15,7 +11,7 @@ import (
 // same for every query: the IDF-weighted share of the query's distinct
 // terms that the chunk's own text holds, a term found only in its
 // neighbours' text counting at the context weight. It reads the index's
-// document frequencies once and analyses each chunk's text at most once.
+// document frequencies and postings, never the chunks' text.
 type relevance struct {
 	ix    *index.Index
 	terms []string
@@ -23,12 +19,11 @@ type relevance struct {
 	total float64
 	ctxW  float64
 	n     uint64 // chunks in the index
-	cache map[string]map[string]bool
 }
 
 // newRelevance prepares the relevance of chunks to text.
 func (e *Engine) newRelevance(ctx context.Context, ix *index.Index, text string) (*relevance, error) {
-	r := &relevance{ix: ix, ctxW: min(*e.cfg.Retriever.ContextBoost, 1), cache: map[string]map[string]bool{}}
+	r := &relevance{ix: ix, ctxW: min(*e.cfg.Retriever.ContextBoost, 1)}
 	seen := map[string]bool{}
 	for _, t := range ix.Analyze(text) {
 		if !seen[t] {
@@ -52,66 +47,30 @@ func (e *Engine) newRelevance(ctx context.Context, ix *index.Index, text string)
 	return r, nil
 }
 
-// termsOf returns the set of terms in chunk id's text, cached.
-func (r *relevance) termsOf(e *Engine, tx *store.Tx, id string) (map[string]bool, error) {
-	if set, ok := r.cache[id]; ok {
-		return set, nil
-	}
-	c, err := tx.Chunk(id)
-	if err != nil {
-		return nil, err
-	}
-	chunk, err := e.hydrate(tx, c)
-	if err != nil {
-		return nil, err
-	}
-	set := map[string]bool{}
-	for _, t := range r.ix.Analyze(chunk.Content()) {
-		set[t] = true
-	}
-	r.cache[id] = set
-	return set, nil
-}
-
-// of returns the relevance of chunk c in [0, 1].
-func (r *relevance) of(e *Engine, tx *store.Tx, c *store.Chunk) (float64, error) {
+// of returns the relevance of each chunk in ids, in [0, 1].
+func (r *relevance) of(ctx context.Context, ids []string) ([]float64, error) {
+	out := make([]float64, len(ids))
 	if r.total == 0 {
-		return 0, nil
+		return out, nil
 	}
-	own, err := r.termsOf(e, tx, c.ID)
+	pres, err := r.ix.Presence(ctx, ids, r.terms)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	var nb []map[string]bool
-	if r.ctxW > 0 {
-		for _, id := range []string{c.Prev, c.Next} {
-			if id == "" {
-				continue
+	for i, p := range pres {
+		var sum float64
+		for j, w := range r.idf {
+			switch p[j] {
+			case index.InChunk:
+				sum += w
+			case index.InContext:
+				sum += r.ctxW * w
 			}
-			set, err := r.termsOf(e, tx, id)
-			if err != nil {
-				return 0, err
-			}
-			nb = append(nb, set)
 		}
+		out[i] = min(sum/r.total, 1)
 	}
-	var sum float64
-	for i, t := range r.terms {
-		switch {
-		case own[t]:
-			sum += r.idf[i]
-		case len(nb) > 0 && (nb[0][t] || len(nb) > 1 && nb[1][t]):
-			sum += r.ctxW * r.idf[i]
-		}
-	}
-	return min(sum/r.total, 1), nil
+	return out, nil
 }
-
-// hitFloorShare is the share of the floor that each hit must reach once the
-// query's best hit has reached the whole floor: the floor decides whether a
-// query found anything at all, and a lower bar then admits the weaker hits
-// that multi-part questions need.
-var hitFloorShare = 0.0 // measured: 0.5 costs 0.6 (LoCoMo) and 1.4 (BEAM) points of R@10 more
 
 // minFloorChunks is the smallest index on which the relevance floor
 // applies: document frequencies over a few hundred chunks say little about
@@ -119,9 +78,11 @@ var hitFloorShare = 0.0 // measured: 0.5 costs 0.6 (LoCoMo) and 1.4 (BEAM) point
 // lack would sink a good question.
 const minFloorChunks = 500
 
-// withRelevance sets the relevance of the candidates, best first, and
-// keeps the first k whose relevance reaches the floor. Without query text
-// every candidate has relevance 1.
+// withRelevance keeps the first k candidates and sets their relevance;
+// when none of them reaches the floor, the query found nothing and it
+// returns none. (A floor on every hit, or on every hit at half the
+// floor, cost more recall than it saved: see docs/recall-quality.md.)
+// Without query text every candidate has relevance 1.
 func (e *Engine) withRelevance(ctx context.Context, ix *index.Index, text string, cands []cand, k int, floor float64) ([]cand, error) {
 	if text == "" {
 		for i := range cands {
@@ -136,32 +97,24 @@ func (e *Engine) withRelevance(ctx context.Context, ix *index.Index, text string
 	if r.n < minFloorChunks {
 		floor = 0
 	}
-	kept := cands[:0]
-	best := 0.0
-	hitFloor := floor * hitFloorShare
-	err = e.st.View(func(tx *store.Tx) error {
-		for _, c := range cands {
-			if len(kept) == k {
-				break
-			}
-			sc, err := tx.Chunk(c.id)
-			if err != nil {
-				return err
-			}
-			if c.rel, err = r.of(e, tx, sc); err != nil {
-				return err
-			}
-			best = max(best, c.rel)
-			if c.rel >= hitFloor {
-				kept = append(kept, c)
-			}
-		}
-		return nil
-	})
-	if best < floor {
+	top := cands[:min(k, len(cands))]
+	ids := make([]string, len(top))
+	for i, c := range top {
+		ids[i] = c.id
+	}
+	rels, err := r.of(ctx, ids)
+	if err != nil {
 		return nil, err
 	}
-	return kept, err
+	best := 0.0
+	for i := range top {
+		top[i].rel = rels[i]
+		best = max(best, rels[i])
+	}
+	if best < floor {
+		return nil, nil
+	}
+	return top, nil
 }
 
 // sessionEvidence adds session-level evidence to the normalised BM25
@@ -202,94 +155,4 @@ func (e *Engine) sessionEvidence(pool []*cand, boost float64) error {
 		c.nb = (c.nb + boost*sum[sess[i]]/top) / (1 + boost)
 	}
 	return nil
-}
-
-// feedback returns expansion terms for text from the first matches of a
-// BM25 search (RM3-style pseudo-relevance feedback): each feedback chunk
-// votes for its terms in proportion to their frequency in it and to its
-// share of the feedback chunks' scores; a term's vote is multiplied by
-// its IDF, and the best terms not in the query are kept, weighted
-// relative to the best one.
-func (e *Engine) feedback(ctx context.Context, ix *index.Index, text string, bm []index.Match, docs, terms int, weight float64) ([]index.Term, error) {
-	if docs <= 0 || terms <= 0 || weight <= 0 || len(bm) == 0 {
-		return nil, nil
-	}
-	bm = bm[:min(docs, len(bm))]
-	inQuery := map[string]bool{}
-	for _, t := range ix.Analyze(text) {
-		inQuery[t] = true
-	}
-	var total float64
-	for _, m := range bm {
-		total += m.Score
-	}
-	if total <= 0 {
-		return nil, nil
-	}
-	votes := map[string]float64{}
-	err := e.st.View(func(tx *store.Tx) error {
-		for _, m := range bm {
-			c, err := tx.Chunk(m.ID)
-			if err != nil {
-				return err
-			}
-			chunk, err := e.hydrate(tx, c)
-			if err != nil {
-				return err
-			}
-			own, reply := splitRoles(chunk)
-			src := own
-			if prfReply {
-				src = chunk.Content()
-			}
-			_ = reply
-			ts := ix.Analyze(src)
-			if len(ts) == 0 {
-				continue
-			}
-			w := m.Score / total / float64(len(ts))
-			for _, t := range ts {
-				if !inQuery[t] {
-					votes[t] += w
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	cands := make([]string, 0, len(votes))
-	for t := range votes {
-		cands = append(cands, t)
-	}
-	idf, _, err := ix.IDF(ctx, cands)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]index.Term, len(cands))
-	for i, t := range cands {
-		out[i] = index.Term{Term: t, Weight: votes[t] * idf[i]}
-	}
-	slices.SortFunc(out, func(a, b index.Term) int {
-		return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Term, b.Term))
-	})
-	out = out[:min(terms, len(out))]
-	if len(out) == 0 || out[0].Weight <= 0 {
-		return nil, nil
-	}
-	top := out[0].Weight
-	for i := range out {
-		out[i].Weight = weight * out[i].Weight / top
-	}
-	return out, nil
-}
-
-var prfReply = os.Getenv("HMX_PRF_REPLY") != ""
-
-func envF(k string, d float64) float64 {
-	if v, err := strconv.ParseFloat(os.Getenv(k), 64); err == nil {
-		return v
-	}
-	return d
 }

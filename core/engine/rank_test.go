@@ -69,6 +69,8 @@ func TestRankingGolden(t *testing.T) {
 }
 
 func TestSanitizeQuery(t *testing.T) {
+	longQ := "Considering my form validation code, the lazy loading setup, the anonymised analytics tracking and the bounce rate monitoring " +
+		"that we discussed over the last weeks, how can I estimate the combined impact on user experience and on site performance?"
 	prompt := strings.Repeat("You are a helpful assistant. Follow the rules below carefully. ", 5)
 	tests := []struct {
 		name, in, want string
@@ -81,6 +83,9 @@ func TestSanitizeQuery(t *testing.T) {
 		{"last meaningful sentence", prompt + "\nTell me about the trip to Kyoto. ok.", "Tell me about the trip to Kyoto."},
 		{"version numbers do not split", prompt + "\nWhat changed in v1.2 of the plugin?", "What changed in v1.2 of the plugin?"},
 		{"tail", strings.Repeat("x", 250), strings.Repeat("x", 200)},
+		{"long question kept whole", longQ, longQ},
+		{"long question after a prompt", prompt + "\nUser: " + longQ, longQ},
+		{"very long question keeps its end", strings.Repeat("word ", 150) + "ok?", strings.TrimSpace(strings.Repeat("word ", 150)[750-597:]) + " ok?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

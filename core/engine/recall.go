@@ -56,18 +56,6 @@ func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand,
 	if err != nil {
 		return nil, err
 	}
-	if p.text != "" {
-		exp, err := e.feedback(ctx, ix, p.text, bm, int(envF("HMX_PRF_M", 0)), int(envF("HMX_PRF_T", 10)), envF("HMX_PRF_L", 0.3))
-		if err != nil {
-			return nil, err
-		}
-		if len(exp) > 0 {
-			bq.Expand = exp
-			if bm, err = ix.Search(ctx, bq); err != nil {
-				return nil, err
-			}
-		}
-	}
 	pool := map[string]*cand{}
 	var order []*cand
 	get := func(id string) *cand {

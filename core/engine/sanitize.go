@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -10,6 +11,16 @@ import (
 // sanitizeQuery unchanged.
 const maxCleanQuery = 200
 
+// maxQuestion is the longest question, in characters, that sanitizeQuery
+// keeps whole: a long query's question sentence is often longer than
+// maxCleanQuery, and cutting its head off loses its subject.
+var maxQuestion = func() int {
+	if os.Getenv("HMX_OLDSAN") != "" {
+		return 200
+	}
+	return 600
+}()
+
 // sanitizeQuery reduces a long query to the question in it. Agents often
 // paste their whole system prompt, or a conversation, in front of the
 // user's question; searched as it is, the prompt's words swamp the
@@ -17,8 +28,9 @@ const maxCleanQuery = 200
 // is. A longer one is cut into sentences (at . ! ? 。！？ ; and line
 // breaks) and reduced to its last question (a sentence ending in ? or
 // ？), else its last meaningful sentence (at least three words, or four
-// Chinese, Japanese or Korean characters), else its last maxCleanQuery
-// characters. A leading speaker label such as "User:" is removed.
+// Chinese, Japanese or Korean characters), either kept whole up to
+// maxQuestion characters (longer, its last maxQuestion), else its last
+// maxCleanQuery characters. A leading speaker label such as "User:" is removed.
 func sanitizeQuery(q string) string {
 	if utf8.RuneCountInString(q) <= maxCleanQuery {
 		return q
@@ -27,15 +39,15 @@ func sanitizeQuery(q string) string {
 	for i := len(sents) - 1; i >= 0; i-- {
 		s := sents[i]
 		if (strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？")) && meaningful(s) {
-			return clip(stripLabel(s))
+			return clip(stripLabel(s), maxQuestion)
 		}
 	}
 	for i := len(sents) - 1; i >= 0; i-- {
 		if meaningful(sents[i]) {
-			return clip(stripLabel(sents[i]))
+			return clip(stripLabel(sents[i]), maxQuestion)
 		}
 	}
-	return clip(q)
+	return clip(q, maxCleanQuery)
 }
 
 // sentences splits text after sentence terminators and at line breaks,
@@ -104,11 +116,11 @@ func stripLabel(s string) string {
 	return rest
 }
 
-// clip keeps the last maxCleanQuery characters of s.
-func clip(s string) string {
+// clip keeps the last n characters of s.
+func clip(s string, n int) string {
 	rs := []rune(s)
-	if len(rs) <= maxCleanQuery {
+	if len(rs) <= n {
 		return s
 	}
-	return strings.TrimSpace(string(rs[len(rs)-maxCleanQuery:]))
+	return strings.TrimSpace(string(rs[len(rs)-n:]))
 }

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,6 +37,11 @@ type SourceOptions struct {
 	Location *time.Location
 	// Format names the file's format (see core/formats); "" detects it.
 	Format string
+	// BatchMessages is how many messages a large new file is read and
+	// committed in at a time (see ingeststage.go); 0 means
+	// [DefaultBatchMessages]. A file with no more messages than this goes
+	// in one transaction.
+	BatchMessages int
 }
 
 // SourceResult says what ingesting or pruning one source did.
@@ -125,12 +132,10 @@ func (t *tracking) write(tx *store.Tx, src *source) error {
 // writes are serialised.
 func (e *Engine) IngestSource(ctx context.Context, path string, opts SourceOptions) (SourceResult, error) {
 	res := SourceResult{IngestResult: IngestResult{Source: path}}
-	data, err := os.ReadFile(path)
+	digest, err := fileDigest(path, opts.Namespace)
 	if err != nil {
-		return res, fmt.Errorf("reading %s: %w", path, err)
+		return res, err
 	}
-	sum := sha256.Sum256(append([]byte(opts.Namespace+"\x00"), data...))
-	digest := hex.EncodeToString(sum[:])
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return res, fmt.Errorf("reading %s: %w", path, err)
@@ -151,20 +156,46 @@ func (e *Engine) IngestSource(ctx context.Context, path string, opts SourceOptio
 	if loc == nil {
 		loc = time.Local
 	}
-	fopts := formats.Options{Namespace: opts.Namespace, Location: loc}
-	if fi, err := os.Stat(path); err == nil {
-		fopts.ModTime = fi.ModTime()
-	}
-	msgs, f, err := formats.Read(data, path, opts.Format, fopts)
+	f, seq, err := formats.StreamFile(path, opts.Format, formats.Options{Namespace: opts.Namespace, Location: loc})
 	if f != nil {
 		res.Format = f.Name
 	}
 	if err != nil {
 		return res, err
 	}
+	limit := opts.BatchMessages
+	if limit <= 0 {
+		limit = DefaultBatchMessages
+	}
+	next, stop := iter.Pull2(seq)
+	defer stop()
+	msgs, more, err := pullBatch(next, limit)
+	if err != nil {
+		return res, err
+	}
+	if more && old == "" {
+		// issue 13: a large new file goes in batch by batch, under a
+		// stage that is published at the end (ingeststage.go).
+		r, err := e.ingestStaged(ctx, abs, digest, msgs, next, limit)
+		res.IngestResult = r
+		res.Source = path
+		return res, err
+	}
+	// A small file, or a changed one (whose replacement needs every
+	// message it now holds): one transaction.
+	for more {
+		var batch []core.Message
+		if batch, more, err = pullBatch(next, limit); err != nil {
+			return res, err
+		}
+		msgs = append(msgs, batch...)
+	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	if err := e.writable(); err != nil {
+		return res, err
+	}
+	if err := e.discardStages(); err != nil {
 		return res, err
 	}
 	keys := make([]core.MessageKey, len(msgs))
@@ -181,6 +212,22 @@ func (e *Engine) IngestSource(ctx context.Context, path string, opts SourceOptio
 	return res, err
 }
 
+// fileDigest is the sha256 of the namespace, a zero byte and the file's
+// content, read as a stream.
+func fileDigest(path, ns string) (string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer fh.Close()
+	h := sha256.New()
+	h.Write([]byte(ns + "\x00"))
+	if _, err := io.Copy(h, fh); err != nil {
+		return "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // PruneSource removes a tracked source that was deleted: the messages only
 // it held go, in one transaction, with their sessions re-cut and re-linked,
 // and the source is forgotten. name is the path as it was ingested; it is
@@ -194,6 +241,9 @@ func (e *Engine) PruneSource(ctx context.Context, name string) (SourceResult, er
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	if err := e.writable(); err != nil {
+		return res, err
+	}
+	if err := e.discardStages(); err != nil {
 		return res, err
 	}
 	track, err := e.planTracking(abs, nil)

@@ -13,8 +13,13 @@ import (
 	"github.com/huimemory/huimemory/core/store"
 )
 
-// indexBatch bounds the documents in one index batch.
-const indexBatch = 2000
+// indexBatch bounds the documents in one index batch, and
+// indexBatchBytes their text (issue 13/15: bleve holds a batch's analysis
+// in memory until it writes the segment).
+const (
+	indexBatch      = 2000
+	indexBatchBytes = 1 << 20
+)
 
 // openIndex opens the index and brings it in step with the store: it
 // replays the outbox when the index is a little behind, and rebuilds the
@@ -37,7 +42,7 @@ func (e *Engine) openIndex(ctx context.Context) error {
 	e.st.View(func(tx *store.Tx) error {
 		gen, cleared = tx.Gen(), tx.OutboxCleared()
 		chunks, _ = tx.Counts()
-		outbox = len(tx.Outbox())
+		outbox = tx.OutboxLen() // issue 15: count, not list
 		return nil
 	})
 	igen, err := ix.Gen()
@@ -105,12 +110,18 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	for start := 0; start < len(ids); start += indexBatch {
-		part := ids[start:min(start+indexBatch, len(ids))]
+	// issue 13: batches are bounded by count and by text (indexBatchBytes),
+	// and neighbours' contents are read once per batch (see docCache).
+	for start := 0; start < len(ids); {
 		var docs []index.Doc
+		var parts [][]string
 		var deletes []string
+		end := start
 		err := e.st.View(func(tx *store.Tx) error {
-			for _, id := range part {
+			cache := docCache{}
+			size := 0
+			for ; end < len(ids) && end-start < indexBatch && size < indexBatchBytes; end++ {
+				id := ids[end]
 				c, err := tx.Chunk(id)
 				if errors.Is(err, core.ErrNotFound) {
 					deletes = append(deletes, id)
@@ -119,11 +130,12 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				d, err := e.doc(tx, c)
+				d, cparts, err := e.docWith(tx, c, cache)
 				if err != nil {
 					return err
 				}
-				docs = append(docs, d)
+				size += index.DocBytes(&d, cparts)
+				docs, parts = append(docs, d), append(parts, cparts)
 			}
 			return nil
 		})
@@ -136,46 +148,69 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if start+indexBatch >= len(ids) {
+		if end >= len(ids) {
 			g = gen
 		}
-		if err := e.ix.Apply(docs, deletes, g); err != nil {
+		if err := e.ix.ApplyParts(docs, parts, deletes, g); err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		start = end
 	}
 	return e.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) })
 }
 
 // doc builds the index document of a stored chunk.
 func (e *Engine) doc(tx *store.Tx, c *store.Chunk) (index.Doc, error) {
+	d, ctx, err := e.docWith(tx, c, nil)
+	d.Context = strings.Join(ctx, "\n")
+	return d, err
+}
+
+// docCache holds the contents of chunks read while building a batch of
+// documents: each chunk's content is the context of both its neighbours
+// (issue 13).
+type docCache map[string]string
+
+// docWith is doc with a cache of chunk contents (nil: none); it returns
+// the context as parts, for [index.Index.ApplyParts].
+func (e *Engine) docWith(tx *store.Tx, c *store.Chunk, cache docCache) (index.Doc, []string, error) {
 	chunk, err := e.hydrate(tx, c)
 	if err != nil {
-		return index.Doc{}, err
+		return index.Doc{}, nil, err
 	}
-	var ctx []string
+	if cache != nil {
+		cache[c.ID] = chunk.Content()
+	}
+	ctx := []string{} // issue 13: as parts, analysed once per batch
 	for _, id := range []string{c.Prev, c.Next} {
 		if id == "" {
 			continue
 		}
+		if s, ok := cache[id]; ok {
+			ctx = append(ctx, s)
+			continue
+		}
 		n, err := tx.Chunk(id)
 		if err != nil {
-			return index.Doc{}, fmt.Errorf("neighbour of chunk %s: %w", c.ID, err)
+			return index.Doc{}, nil, fmt.Errorf("neighbour of chunk %s: %w", c.ID, err)
 		}
 		nc, err := e.hydrate(tx, n)
 		if err != nil {
-			return index.Doc{}, err
+			return index.Doc{}, nil, err
 		}
 		ctx = append(ctx, nc.Content())
+		if cache != nil {
+			cache[id] = ctx[len(ctx)-1]
+		}
 	}
 	text, reply := splitRoles(chunk)
 	return index.Doc{
 		ID: c.ID, NS: c.NS, Session: c.Session, Time: chunk.Time, Text: text, Reply: reply,
-		Context: strings.Join(ctx, "\n"),
-		Roles:   c.Roles, Speakers: c.Speakers, Topic: c.Topic, Types: chunk.MemoryTypes(),
-	}, nil
+		Roles: c.Roles, Speakers: c.Speakers, Topic: c.Topic, Types: chunk.MemoryTypes(),
+	}, ctx, nil
 }
 
 // splitRoles returns a chunk's content without its assistant messages, and
@@ -218,25 +253,33 @@ func (e *Engine) rebuildIndex(ctx context.Context) error {
 	total := 0
 	err = e.st.View(func(tx *store.Tx) error {
 		gen = tx.Gen()
+		cache := docCache{} // issue 13
 		var docs []index.Doc
+		var parts [][]string // issue 13
 		flush := func() error {
 			if len(docs) == 0 {
 				return nil
 			}
-			err := ix.Apply(docs, nil, 0)
+			err := ix.ApplyParts(docs, parts, nil, 0)
 			total += len(docs)
-			docs = docs[:0]
+			docs, parts = docs[:0], parts[:0]
 			if total%50000 < indexBatch {
 				e.logf("huimem: indexed %d chunks", total)
 			}
 			return err
 		}
 		err := tx.ForEachChunk(func(c *store.Chunk) error {
-			d, err := e.doc(tx, c)
+			if tx.StagedChunk(c.ID) { // issue 13: an unpublished stage (ingeststage.go)
+				return nil
+			}
+			if len(cache) > 4*indexBatch { // issue 13
+				clear(cache)
+			}
+			d, cparts, err := e.docWith(tx, c, cache)
 			if err != nil {
 				return err
 			}
-			docs = append(docs, d)
+			docs, parts = append(docs, d), append(parts, cparts)
 			if len(docs) >= indexBatch {
 				if err := ctx.Err(); err != nil {
 					return err

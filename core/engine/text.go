@@ -93,6 +93,13 @@ func (e *Engine) writeTranscripts(ctx context.Context) error {
 			return err
 		}
 		files, stale, err := e.writeTranscript(s[0], s[1])
+		if err != nil && store.IsReadOnly(err) {
+			// issue 16: the store has the messages, and the transcripts
+			// stay queued; a folder that cannot be written fails no
+			// ingest and no read.
+			e.logf("huimem: warning: transcripts not written (%v); the messages are stored and recallable, and the transcripts are written once %s is writable", err, e.sessionsRoot())
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("writing transcript of session %q: %w", s[1], err)
 		}

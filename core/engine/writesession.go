@@ -44,22 +44,8 @@ func (e *Engine) writeSession(tx *store.Tx, p *sessionPlan) ([]touchedChunk, int
 func putChunks(tx *store.Tx, p *sessionPlan, ids []string) ([]touchedChunk, int, error) {
 	var touched []touchedChunk
 	changed := 0
-	for i, c := range p.chunks {
-		var ctx string
-		if i > 0 {
-			c.rec.Prev = ids[i-1]
-			ctx = p.chunks[i-1].rec.Hash
-		}
-		ctx += "/"
-		if i+1 < len(ids) {
-			c.rec.Next = ids[i+1]
-			ctx += p.chunks[i+1].rec.Hash
-		}
-		sum := sha256.Sum256([]byte(ctx))
-		c.rec.CtxHash = hex.EncodeToString(sum[:8])
-		if c.old != nil && c.old.CtxHash != c.rec.CtxHash {
-			c.fields = true // the neighbours' text is indexed with the chunk
-		}
+	linkChunks(p, ids)
+	for _, c := range p.chunks {
 		if c.old != nil && sameRecord(c.old, c.rec) {
 			continue
 		}
@@ -80,6 +66,29 @@ func putChunks(tx *store.Tx, p *sessionPlan, ids []string) ([]touchedChunk, int,
 		}
 	}
 	return touched, changed, nil
+}
+
+// linkChunks sets each planned chunk's prev/next ids and the hash of its
+// neighbours' content, and marks its index fields changed when that hash
+// changed.
+func linkChunks(p *sessionPlan, ids []string) {
+	for i, c := range p.chunks {
+		var ctx string
+		if i > 0 {
+			c.rec.Prev = ids[i-1]
+			ctx = p.chunks[i-1].rec.Hash
+		}
+		ctx += "/"
+		if i+1 < len(ids) {
+			c.rec.Next = ids[i+1]
+			ctx += p.chunks[i+1].rec.Hash
+		}
+		sum := sha256.Sum256([]byte(ctx))
+		c.rec.CtxHash = hex.EncodeToString(sum[:8])
+		if c.old != nil && c.old.CtxHash != c.rec.CtxHash {
+			c.fields = true // the neighbours' text is indexed with the chunk
+		}
+	}
 }
 
 // deleteGoneChunks deletes the session's stored chunks that the plan no

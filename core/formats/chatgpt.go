@@ -1,10 +1,10 @@
 package formats
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 	"time"
 
@@ -51,34 +51,37 @@ var gptSkip = map[string]bool{
 	"user_editable_context": true, "model_editable_context": true, "thoughts": true, "reasoning_recap": true,
 }
 
-// readChatGPT reads conversations.json: an array of conversations (or one
-// conversation object). Each conversation's messages are the current
-// branch: the path from current_node back to the root of the mapping tree,
-// in order. Edited and regenerated alternatives off that path are left out.
+// readChatGPT reads conversations.json whole: see [streamChatGPT].
 func readChatGPT(r io.Reader, name string, opts Options) ([]core.Message, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
-	var convs []gptConversation
-	if t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n"); len(t) > 0 && t[0] == '{' {
-		var c gptConversation
-		if err := decodeDoc(name, data, &c); err != nil {
-			return nil, err
+	return collect(streamChatGPT(r, name, opts))
+}
+
+// streamChatGPT reads conversations.json: an array of conversations (or
+// one conversation object), one conversation at a time. Each
+// conversation's messages are the current branch: the path from
+// current_node back to the root of the mapping tree, in order. Edited and
+// regenerated alternatives off that path are left out.
+func streamChatGPT(r io.Reader, name string, opts Options) iter.Seq2[core.Message, error] {
+	return func(yield func(core.Message, error) bool) {
+		e := &emitter{name: name, opts: opts, yield: yield}
+		stopped := false
+		err := jsonArray(r, name, true, func(ci int, c *gptConversation) error {
+			got, err := gptMessages(c, opts.loc())
+			if err != nil {
+				return &core.InputError{Path: name, Err: fmt.Errorf("conversation %d (%q): %w", ci, c.Title, err)}
+			}
+			for _, m := range got {
+				if !e.emit(m, 0) {
+					stopped = true
+					return errStop
+				}
+			}
+			return nil
+		})
+		if err != nil && !stopped {
+			yield(core.Message{}, err)
 		}
-		convs = []gptConversation{c}
-	} else if err := decodeDoc(name, data, &convs); err != nil {
-		return nil, err
 	}
-	var msgs []core.Message
-	for ci, c := range convs {
-		got, err := gptMessages(&c, opts.loc())
-		if err != nil {
-			return nil, &core.InputError{Path: name, Err: fmt.Errorf("conversation %d (%q): %w", ci+1, c.Title, err)}
-		}
-		msgs = append(msgs, got...)
-	}
-	return finish(name, msgs, opts, nil)
 }
 
 func gptMessages(c *gptConversation, loc *time.Location) ([]core.Message, error) {

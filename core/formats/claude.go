@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 	"time"
 
@@ -41,23 +42,32 @@ type claudeBlock struct {
 // text is the JSON input), a tool_result block one spoken by
 // "tool-result:NAME". Thinking blocks and attachments are left out.
 func readClaude(r io.Reader, name string, opts Options) ([]core.Message, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
-	var convs []claudeConversation
-	if err := decodeDoc(name, data, &convs); err != nil {
-		return nil, err
-	}
-	var msgs []core.Message
-	for ci, c := range convs {
-		got, err := claudeMessages(&c)
-		if err != nil {
-			return nil, &core.InputError{Path: name, Err: fmt.Errorf("conversation %d (%q): %w", ci+1, c.Name, err)}
+	return collect(streamClaude(r, name, opts))
+}
+
+// streamClaude streams a Claude.ai conversations.json one conversation at
+// a time (see readClaude).
+func streamClaude(r io.Reader, name string, opts Options) iter.Seq2[core.Message, error] {
+	return func(yield func(core.Message, error) bool) {
+		e := &emitter{name: name, opts: opts, yield: yield}
+		stopped := false
+		err := jsonArray(r, name, false, func(ci int, c *claudeConversation) error {
+			got, err := claudeMessages(c)
+			if err != nil {
+				return &core.InputError{Path: name, Err: fmt.Errorf("conversation %d (%q): %w", ci, c.Name, err)}
+			}
+			for _, m := range got {
+				if !e.emit(m, 0) {
+					stopped = true
+					return errStop
+				}
+			}
+			return nil
+		})
+		if err != nil && !stopped {
+			yield(core.Message{}, err)
 		}
-		msgs = append(msgs, got...)
 	}
-	return finish(name, msgs, opts, nil)
 }
 
 func claudeMessages(c *claudeConversation) ([]core.Message, error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"github.com/huimemory/huimemory/core"
@@ -43,72 +44,69 @@ type ccBlock struct {
 // session is the sessionId, the time the line's timestamp, the ref its
 // uuid.
 func readClaudeCode(r io.Reader, name string, opts Options) ([]core.Message, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
-	var msgs []core.Message
-	var lines []int
-	tools := map[string]string{} // tool_use id → tool name
-	err = jsonLines(name, data, func(n int, line []byte) error {
-		var l ccLine
-		if err := lineJSON(line, &l); err != nil {
-			return err
-		}
-		if (l.Type != "user" && l.Type != "assistant") || l.IsMeta || l.Message == nil {
+	return collect(streamClaudeCode(r, name, opts))
+}
+
+// streamClaudeCode streams a Claude Code session one line at a time (see
+// readClaudeCode).
+func streamClaudeCode(r io.Reader, name string, opts Options) iter.Seq2[core.Message, error] {
+	return lineStream(r, name, opts, func(emit func(core.Message, int) bool) func(int, []byte) error {
+		tools := map[string]string{} // tool_use id → tool name
+		return func(n int, line []byte) error {
+			var l ccLine
+			if err := lineJSON(line, &l); err != nil {
+				return err
+			}
+			if (l.Type != "user" && l.Type != "assistant") || l.IsMeta || l.Message == nil {
+				return nil
+			}
+			if l.SessionID == "" {
+				return fmt.Errorf("missing sessionId")
+			}
+			t, err := parseRFC3339(l.Timestamp)
+			if err != nil {
+				return err
+			}
+			role := core.RoleUser
+			if l.Type == "assistant" {
+				role = core.RoleAssistant
+			}
+			add := func(role core.Role, speaker, text string) {
+				text = StripNoise(text)
+				if strings.TrimSpace(text) == "" {
+					return
+				}
+				emit(core.Message{Session: l.SessionID, Time: t, Role: role, Speaker: speaker, Text: text, Ref: l.UUID}, n)
+			}
+			var s string
+			if json.Unmarshal(l.Message.Content, &s) == nil {
+				add(role, "", s)
+				return nil
+			}
+			var blocks []ccBlock
+			if err := json.Unmarshal(l.Message.Content, &blocks); err != nil {
+				return fmt.Errorf("message content must be a string or an array of blocks")
+			}
+			var text []string
+			flush := func() {
+				add(role, "", strings.Join(text, "\n\n"))
+				text = nil
+			}
+			for _, b := range blocks {
+				switch b.Type {
+				case "text":
+					text = append(text, b.Text)
+				case "tool_use":
+					flush()
+					tools[b.ID] = b.Name
+					add(core.RoleAssistant, "tool:"+cmpOr(b.Name, "tool"), string(b.Input))
+				case "tool_result":
+					flush()
+					add(core.RoleAssistant, "tool-result:"+cmpOr(tools[b.ToolUseID], "tool"), blockText(b.Content))
+				}
+			}
+			flush()
 			return nil
 		}
-		if l.SessionID == "" {
-			return fmt.Errorf("missing sessionId")
-		}
-		t, err := parseRFC3339(l.Timestamp)
-		if err != nil {
-			return err
-		}
-		role := core.RoleUser
-		if l.Type == "assistant" {
-			role = core.RoleAssistant
-		}
-		add := func(role core.Role, speaker, text string) {
-			text = StripNoise(text)
-			if strings.TrimSpace(text) == "" {
-				return
-			}
-			msgs = append(msgs, core.Message{Session: l.SessionID, Time: t, Role: role, Speaker: speaker, Text: text, Ref: l.UUID})
-			lines = append(lines, n)
-		}
-		var s string
-		if json.Unmarshal(l.Message.Content, &s) == nil {
-			add(role, "", s)
-			return nil
-		}
-		var blocks []ccBlock
-		if err := json.Unmarshal(l.Message.Content, &blocks); err != nil {
-			return fmt.Errorf("message content must be a string or an array of blocks")
-		}
-		var text []string
-		flush := func() {
-			add(role, "", strings.Join(text, "\n\n"))
-			text = nil
-		}
-		for _, b := range blocks {
-			switch b.Type {
-			case "text":
-				text = append(text, b.Text)
-			case "tool_use":
-				flush()
-				tools[b.ID] = b.Name
-				add(core.RoleAssistant, "tool:"+cmpOr(b.Name, "tool"), string(b.Input))
-			case "tool_result":
-				flush()
-				add(core.RoleAssistant, "tool-result:"+cmpOr(tools[b.ToolUseID], "tool"), blockText(b.Content))
-			}
-		}
-		flush()
-		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return finish(name, msgs, opts, func(i int) int { return lines[i] })
 }

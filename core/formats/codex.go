@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"path/filepath"
 	"strings"
 	"time"
@@ -54,107 +55,103 @@ var codexContext = []string{"<environment_context>", "<user_instructions>", "# A
 // items without times) is read too: its items get the header's time plus
 // one second each.
 func readCodex(r io.Reader, name string, opts Options) ([]core.Message, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
-	session := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
-	var legacy time.Time
-	var msgs []core.Message
-	var lines []int
-	tools := map[string]string{} // call_id → tool name
-	first := true
-	err = jsonLines(name, data, func(n int, line []byte) error {
-		var l codexLine
-		if err := lineJSON(line, &l); err != nil {
-			return err
-		}
-		isFirst := first
-		first = false
-		var t time.Time
-		var item codexItem
-		switch {
-		case isFirst && l.ID != "" && l.Payload == nil:
-			ts, err := parseRFC3339(l.Timestamp)
-			if err != nil {
+	return collect(streamCodex(r, name, opts))
+}
+
+// streamCodex streams a Codex session one line at a time (see readCodex).
+func streamCodex(r io.Reader, name string, opts Options) iter.Seq2[core.Message, error] {
+	return lineStream(r, name, opts, func(emit func(core.Message, int) bool) func(int, []byte) error {
+		session := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+		var legacy time.Time
+		tools := map[string]string{} // call_id → tool name
+		first := true
+		return func(n int, line []byte) error {
+			var l codexLine
+			if err := lineJSON(line, &l); err != nil {
 				return err
 			}
-			session, legacy = l.ID, ts
+			isFirst := first
+			first = false
+			var t time.Time
+			var item codexItem
+			switch {
+			case isFirst && l.ID != "" && l.Payload == nil:
+				ts, err := parseRFC3339(l.Timestamp)
+				if err != nil {
+					return err
+				}
+				session, legacy = l.ID, ts
+				return nil
+			case !legacy.IsZero():
+				if err := json.Unmarshal(line, &item); err != nil {
+					return fmt.Errorf("invalid item: %v", err)
+				}
+				legacy = legacy.Add(time.Second)
+				t = legacy
+			default:
+				ts, err := parseRFC3339(l.Timestamp)
+				if err != nil {
+					return err
+				}
+				t = ts
+				switch l.Type {
+				case "session_meta":
+					var meta struct {
+						ID string `json:"id"`
+					}
+					if err := json.Unmarshal(l.Payload, &meta); err != nil {
+						return fmt.Errorf("invalid session_meta payload: %v", err)
+					}
+					if meta.ID != "" {
+						session = meta.ID
+					}
+					return nil
+				case "response_item":
+					if err := json.Unmarshal(l.Payload, &item); err != nil {
+						return fmt.Errorf("invalid response_item payload: %v", err)
+					}
+				default:
+					return nil
+				}
+			}
+			add := func(role core.Role, speaker, text string) {
+				text = StripNoise(text)
+				if strings.TrimSpace(text) == "" {
+					return
+				}
+				emit(core.Message{Session: session, Time: t, Role: role, Speaker: speaker, Text: text, Ref: item.ID}, n)
+			}
+			switch item.Type {
+			case "message":
+				var role core.Role
+				switch item.Role {
+				case "user":
+					role = core.RoleUser
+				case "assistant":
+					role = core.RoleAssistant
+				default:
+					return nil // developer and system prompts
+				}
+				var parts []string
+				for _, c := range item.Content {
+					if c.Text == "" || (role == core.RoleUser && hasAnyPrefix(c.Text, codexContext)) {
+						continue
+					}
+					parts = append(parts, c.Text)
+				}
+				add(role, "", strings.Join(parts, "\n\n"))
+			case "function_call", "custom_tool_call":
+				tools[item.CallID] = item.Name
+				add(core.RoleAssistant, "tool:"+cmpOr(item.Name, "tool"), item.Arguments+item.Input)
+			case "local_shell_call":
+				tools[item.CallID] = "shell"
+				add(core.RoleAssistant, "tool:shell", string(item.Action))
+			case "function_call_output", "custom_tool_call_output":
+				add(core.RoleAssistant, "tool-result:"+cmpOr(tools[item.CallID], "tool"), codexOutput(item.Output))
+			}
 			return nil
-		case !legacy.IsZero():
-			if err := json.Unmarshal(line, &item); err != nil {
-				return fmt.Errorf("invalid item: %v", err)
-			}
-			legacy = legacy.Add(time.Second)
-			t = legacy
-		default:
-			ts, err := parseRFC3339(l.Timestamp)
-			if err != nil {
-				return err
-			}
-			t = ts
-			switch l.Type {
-			case "session_meta":
-				var meta struct {
-					ID string `json:"id"`
-				}
-				if err := json.Unmarshal(l.Payload, &meta); err != nil {
-					return fmt.Errorf("invalid session_meta payload: %v", err)
-				}
-				if meta.ID != "" {
-					session = meta.ID
-				}
-				return nil
-			case "response_item":
-				if err := json.Unmarshal(l.Payload, &item); err != nil {
-					return fmt.Errorf("invalid response_item payload: %v", err)
-				}
-			default:
-				return nil
-			}
 		}
-		add := func(role core.Role, speaker, text string) {
-			text = StripNoise(text)
-			if strings.TrimSpace(text) == "" {
-				return
-			}
-			msgs = append(msgs, core.Message{Session: session, Time: t, Role: role, Speaker: speaker, Text: text, Ref: item.ID})
-			lines = append(lines, n)
-		}
-		switch item.Type {
-		case "message":
-			var role core.Role
-			switch item.Role {
-			case "user":
-				role = core.RoleUser
-			case "assistant":
-				role = core.RoleAssistant
-			default:
-				return nil // developer and system prompts
-			}
-			var parts []string
-			for _, c := range item.Content {
-				if c.Text == "" || (role == core.RoleUser && hasAnyPrefix(c.Text, codexContext)) {
-					continue
-				}
-				parts = append(parts, c.Text)
-			}
-			add(role, "", strings.Join(parts, "\n\n"))
-		case "function_call", "custom_tool_call":
-			tools[item.CallID] = item.Name
-			add(core.RoleAssistant, "tool:"+cmpOr(item.Name, "tool"), item.Arguments+item.Input)
-		case "local_shell_call":
-			tools[item.CallID] = "shell"
-			add(core.RoleAssistant, "tool:shell", string(item.Action))
-		case "function_call_output", "custom_tool_call_output":
-			add(core.RoleAssistant, "tool-result:"+cmpOr(tools[item.CallID], "tool"), codexOutput(item.Output))
-		}
-		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return finish(name, msgs, opts, func(i int) int { return lines[i] })
 }
 
 // codexOutput returns a tool output's text. Codex stores it as a string,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -47,20 +48,24 @@ type Format struct {
 	// Read parses a whole file. name is used in errors and, for some
 	// formats, to derive the session. It returns all messages or none.
 	Read func(r io.Reader, name string, opts Options) ([]core.Message, error)
+	// Stream, when set, yields the file's messages one by one in memory
+	// bounded by one conversation or one line (see [StreamFile]); the
+	// first error ends it. Read is then Stream collected.
+	Stream func(r io.Reader, name string, opts Options) iter.Seq2[core.Message, error]
 }
 
 // Formats returns every supported format, in detection order.
 func Formats() []*Format { return registry }
 
 var registry = []*Format{
-	{Name: "chatgpt", Description: "ChatGPT conversations.json (mapping tree)", Read: readChatGPT},
-	{Name: "claude", Description: "Claude.ai export conversations.json", Read: readClaude},
-	{Name: "claude-code", Description: "Claude Code session JSONL", Read: readClaudeCode},
-	{Name: "codex", Description: "Codex CLI session JSONL (rollout-*.jsonl)", Read: readCodex},
+	{Name: "chatgpt", Description: "ChatGPT conversations.json (mapping tree)", Read: readChatGPT, Stream: streamChatGPT},
+	{Name: "claude", Description: "Claude.ai export conversations.json", Read: readClaude, Stream: streamClaude},
+	{Name: "claude-code", Description: "Claude Code session JSONL", Read: readClaudeCode, Stream: streamClaudeCode},
+	{Name: "codex", Description: "Codex CLI session JSONL (rollout-*.jsonl)", Read: readCodex, Stream: streamCodex},
 	{Name: "slack", Description: "Slack export day file (<channel>/YYYY-MM-DD.json)", Read: readSlack},
 	{Name: "markdown", Description: "HuiMemory markdown transcript (chat_*.md)", Read: readMarkdown},
 	{Name: "text", Description: `plain-text transcript (">" lines, "User:"/"Assistant:", "用户："/"助手：")`, Read: readText},
-	{Name: "jsonl", Description: "HuiMemory generic JSONL, one message per line", Read: readJSONL},
+	{Name: "jsonl", Description: "HuiMemory generic JSONL, one message per line", Read: readJSONL, Stream: streamJSONL},
 }
 
 // Names returns the names of the supported formats.

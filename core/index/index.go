@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -17,7 +18,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
@@ -262,15 +262,6 @@ type Search struct {
 	IDs []string
 	// Size is the number of matches to return.
 	Size int
-	// Expand adds weighted terms (already analysed) to Text, in every
-	// field Text is searched in: pseudo-relevance feedback.
-	Expand []Term
-}
-
-// Term is one analysed term with a weight.
-type Term struct {
-	Term   string
-	Weight float64
 }
 
 // Match is one BM25 match.
@@ -283,34 +274,12 @@ type Match struct {
 // the same with or without them.
 func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 	var must query.Query
-	if s.Text != "" && os.Getenv("HMX_SHAPE") == "terms" {
-		seen := map[string]bool{}
-		var per []query.Query
-		for _, t := range x.Analyze(s.Text) {
-			if seen[t] {
-				continue
-			}
-			seen[t] = true
-			fs := []query.Query{termQuery("text", t)}
-			if s.ReplyBoost > 0 {
-				q := termQuery("reply", t)
-				q.SetBoost(s.ReplyBoost)
-				fs = append(fs, q)
-			}
-			if s.ContextBoost > 0 {
-				q := termQuery("ctx", t)
-				q.SetBoost(s.ContextBoost)
-				fs = append(fs, q)
-			}
-			per = append(per, query.NewDisjunctionQuery(fs))
-		}
-		must = query.NewDisjunctionQuery(per)
-	} else if s.Text != "" {
+	if s.Text != "" {
 		mq := query.NewMatchQuery(s.Text)
 		mq.SetField("text")
 		mq.Analyzer = AnalyzerName
 		must = mq
-		parts := []query.Query{x.withExpand(mq, "text", s.Expand)}
+		parts := []query.Query{mq}
 		for _, f := range []struct {
 			name  string
 			boost float64
@@ -319,9 +288,8 @@ func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 				q := query.NewMatchQuery(s.Text)
 				q.SetField(f.name)
 				q.Analyzer = AnalyzerName
-				fq := x.withExpand(q, f.name, s.Expand)
-				fq.(query.BoostableQuery).SetBoost(f.boost)
-				parts = append(parts, fq)
+				q.SetBoost(f.boost)
+				parts = append(parts, q)
 			}
 		}
 		if len(parts) > 1 {
@@ -363,32 +331,6 @@ func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 		out[i] = Match{ID: h.ID, Score: h.Score}
 	}
 	return out, nil
-}
-
-// withExpand returns q, or q with the expansion terms in field.
-func (x *Index) withExpand(q *query.MatchQuery, field string, exp []Term) query.Query {
-	if len(exp) == 0 {
-		return q
-	}
-	var ts []query.Query
-	for _, t := range exp {
-		tq := termQuery(field, t.Term)
-		tq.SetBoost(t.Weight)
-		ts = append(ts, tq)
-	}
-	if os.Getenv("HMX_PRF_SHAPE") == "flat" {
-		return query.NewDisjunctionQuery(append([]query.Query{q}, ts...))
-	}
-	return query.NewDisjunctionQuery([]query.Query{q, query.NewDisjunctionQuery(ts)})
-}
-
-func init() {
-	if v, err := strconv.ParseFloat(os.Getenv("HMX_K1"), 64); err == nil {
-		search.BM25_k1 = v
-	}
-	if v, err := strconv.ParseFloat(os.Getenv("HMX_B"), 64); err == nil {
-		search.BM25_b = v
-	}
 }
 
 func termQuery(field, term string) *query.TermQuery {
@@ -488,4 +430,80 @@ func (x *Index) IDF(ctx context.Context, terms []string) ([]float64, uint64, err
 		out[i] = math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 	}
 	return out, n, nil
+}
+
+// Where a chunk holds a term, as [Index.Presence] reports it.
+const (
+	Absent    = 0 // neither in the chunk's text nor in its neighbours'
+	InContext = 1 // only in its neighbours' text (the ctx field)
+	InChunk   = 2 // in the chunk's own text (the text or reply field)
+)
+
+// Presence reports, for each chunk in ids and each of the (analysed)
+// terms, whether the chunk holds the term: [InChunk], [InContext] or
+// [Absent]. It reads the postings, not the chunks' text. An id that is
+// not in the index gets Absent for every term. Safe for concurrent use.
+func (x *Index) Presence(ctx context.Context, ids, terms []string) ([][]uint8, error) {
+	out := make([][]uint8, len(ids))
+	for i := range out {
+		out[i] = make([]uint8, len(terms))
+	}
+	if len(ids) == 0 || len(terms) == 0 {
+		return out, nil
+	}
+	adv, err := x.b.Advanced()
+	if err != nil {
+		return nil, fmt.Errorf("reading index: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("reading index: %w", err)
+	}
+	defer r.Close()
+	type doc struct {
+		id  bindex.IndexInternalID
+		row int
+	}
+	var docs []doc
+	for i, id := range ids {
+		in, err := r.InternalID(id)
+		if err != nil {
+			return nil, fmt.Errorf("reading index: %w", err)
+		}
+		if len(in) > 0 {
+			docs = append(docs, doc{in, i})
+		}
+	}
+	// A term field reader only moves forward: visit the documents in the
+	// index's order.
+	slices.SortFunc(docs, func(a, b doc) int { return a.id.Compare(b.id) })
+	for j, t := range terms {
+		for _, f := range []struct {
+			name string
+			mark uint8
+		}{{"text", InChunk}, {"reply", InChunk}, {"ctx", InContext}} {
+			tfr, err := r.TermFieldReader(ctx, []byte(t), f.name, false, false, false)
+			if err != nil {
+				return nil, fmt.Errorf("reading index: %w", err)
+			}
+			for _, d := range docs {
+				if out[d.row][j] >= f.mark {
+					continue
+				}
+				m, err := tfr.Advance(d.id, nil)
+				if err != nil {
+					tfr.Close()
+					return nil, fmt.Errorf("reading index: %w", err)
+				}
+				if m == nil {
+					break
+				}
+				if m.ID.Equals(d.id) {
+					out[d.row][j] = f.mark
+				}
+			}
+			tfr.Close()
+		}
+	}
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -38,36 +39,56 @@ type Options struct {
 // Read parses every line of r. name is used in errors. It returns all
 // messages or none: the first bad line fails the whole input.
 func Read(r io.Reader, name string, opts Options) ([]core.Message, error) {
-	loc := opts.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
 	var msgs []core.Message
-	n := 0
-	for sc.Scan() {
-		n++
-		b := sc.Bytes()
-		if n == 1 {
-			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			continue
-		}
-		m, err := parseLine(b, loc, opts.Namespace)
+	for m, err := range Stream(r, name, opts) {
 		if err != nil {
-			return nil, &core.InputError{Path: name, Line: n, Err: err}
+			return nil, err
 		}
 		msgs = append(msgs, m)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &core.InputError{Path: name, Line: n + 1, Err: fmt.Errorf("line is longer than %d bytes", maxLine)}
-		}
-		return nil, &core.InputError{Path: name, Line: n, Err: err}
-	}
 	return msgs, nil
+}
+
+// Stream yields the messages of r one line at a time, in time linear in
+// the input and with memory bounded by the longest line, not the input.
+// The first bad line yields its error (naming the file and line) and ends
+// the sequence; a caller that wants all or nothing must not keep what it
+// was given before the error. Stopping early is fine.
+func Stream(r io.Reader, name string, opts Options) iter.Seq2[core.Message, error] {
+	return func(yield func(core.Message, error) bool) {
+		loc := opts.Location
+		if loc == nil {
+			loc = time.UTC
+		}
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 0, 64*1024), maxLine)
+		n := 0
+		for sc.Scan() {
+			n++
+			b := sc.Bytes()
+			if n == 1 {
+				b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+			}
+			if len(bytes.TrimSpace(b)) == 0 {
+				continue
+			}
+			m, err := parseLine(b, loc, opts.Namespace)
+			if err != nil {
+				yield(core.Message{}, &core.InputError{Path: name, Line: n, Err: err})
+				return
+			}
+			if !yield(m, nil) {
+				return
+			}
+		}
+		if err := sc.Err(); err != nil {
+			if errors.Is(err, bufio.ErrTooLong) {
+				yield(core.Message{}, &core.InputError{Path: name, Line: n + 1, Err: fmt.Errorf("line is longer than %d bytes", maxLine)})
+				return
+			}
+			yield(core.Message{}, &core.InputError{Path: name, Line: n, Err: err})
+		}
+	}
 }
 
 func parseLine(b []byte, loc *time.Location, defaultNS string) (core.Message, error) {

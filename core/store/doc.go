@@ -34,6 +34,10 @@
 // order when it commits: bbolt splits leaves only at commit, so a large
 // ingest inserting in random order would move memory quadratically.
 //
-// A [Store] is safe for concurrent use. bbolt allows one writer at a time;
-// a second process that opens the same file gets [core.ErrLocked].
+// A [Store] is safe for concurrent use. bbolt allows one writer at a time.
+// A store opened with [Open] holds its file exclusively, and a second
+// process that opens it gets [core.ErrLocked] after its wait. With
+// [OpenWith] and [Options.Shared], any number of processes hold it
+// read-only at once and a writer takes it only for its writes (see
+// shared.go and docs/concurrency.md).
 package store

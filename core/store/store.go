@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -58,60 +60,135 @@ const (
 
 // Store is the bbolt-backed source of truth. It is safe for concurrent use.
 type Store struct {
-	// mu guards db against the swap in [Store.Compact] (issue 16): every
-	// transaction holds it for reading.
+	// mu guards db against the swap in [Store.Compact] and the re-opens
+	// of shared access (issue 16): every transaction holds it for reading.
 	mu   sync.RWMutex
 	db   *bolt.DB
 	path string
+	opts Options
+
+	// Shared access (shared.go): the lock files, whether db is the
+	// read-write handle, the hook Update calls to get it, and the error
+	// of a re-open that failed.
+	shared       bool
+	gate, writer *lockFile
+	exclusive    atomic.Bool
+	upgrade      func() error
+	broken       error
 }
 
-// Open opens or creates the store at path. It waits at most lockWait for
-// another process to release the file, then returns [core.ErrLocked].
+var bolterrTimeout = bolterrors.ErrTimeout
+
+// Open opens or creates the store at path, read-write and exclusively. It
+// waits at most lockWait for another process to release the file, then
+// returns [core.ErrLocked]. See [OpenWith] for shared access.
 func Open(path string, lockWait time.Duration) (*Store, error) {
+	return OpenWith(path, Options{LockWait: lockWait})
+}
+
+// OpenWith opens or creates the store at path. With o.Shared the handle
+// is read-only and shared with other processes, and writes lock the file
+// for their duration (see shared.go); otherwise the store holds its file
+// exclusively until Close.
+func OpenWith(path string, o Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(path), err)
 	}
-	db, err := openBolt(path, &bolt.Options{Timeout: lockWait, NoFreelistSync: true, FreelistType: bolt.FreelistMapType}) // issue 16: see compact.go
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("opening store %s: %w", path, core.ErrLocked)
+	if o.Shared {
+		return openShared(path, o)
 	}
+	s := &Store{path: path, opts: o}
+	db, err := openBolt(path, s.boltOptions(false, s.wait())) // issue 16: see compact.go
 	if err != nil {
-		return nil, fmt.Errorf("opening store %s: %w", path, err)
+		return nil, s.openErr(err)
 	}
-	s := &Store{db: db, path: path}
+	s.db = db
 	// A compaction killed before its rename leaves its copy behind; with
 	// the lock held, nobody else can be writing it.
 	if err := os.Remove(path + compactSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 		db.Close()
 		return nil, fmt.Errorf("removing a stray %s: %w", path+compactSuffix, err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	// issue 15: a View finds the buckets of an existing store; only a new
+	// one needs the write transaction (and its two fdatasyncs).
+	if db.View(func(tx *bolt.Tx) error { return bucketsReady(tx) }) != nil {
+		if err := ensureBuckets(db); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("opening store %s: %w", path, err)
+		}
+	}
+	if err := s.checkSchema(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// errNotReady says a store lacks a bucket or its schema version.
+var errNotReady = errors.New("store is not initialised")
+
+// bucketsReady checks that every bucket and the schema version are there.
+func bucketsReady(tx *bolt.Tx) error {
+	for _, name := range allBuckets {
+		if tx.Bucket(name) == nil {
+			return errNotReady
+		}
+	}
+	if tx.Bucket(bMeta).Get([]byte(metaSchema)) == nil {
+		return errNotReady
+	}
+	return nil
+}
+
+// ensureBuckets creates the missing buckets and the schema version.
+func ensureBuckets(db *bolt.DB) error {
+	return db.Update(func(tx *bolt.Tx) error {
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
 		}
 		m := tx.Bucket(bMeta)
-		switch v := m.Get([]byte(metaSchema)); {
-		case v == nil:
+		if m.Get([]byte(metaSchema)) == nil {
 			return m.Put([]byte(metaSchema), []byte(strconv.Itoa(SchemaVersion)))
-		case string(v) != strconv.Itoa(SchemaVersion):
-			return fmt.Errorf("store schema version %s is not supported (want %d)", v, SchemaVersion)
 		}
 		return nil
 	})
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("opening store %s: %w", path, err)
-	}
-	return s, nil
 }
+
+// checkSchema checks the store's schema version.
+func (s *Store) checkSchema() error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		if err := bucketsReady(tx); err != nil {
+			return fmt.Errorf("opening store %s: %w", s.path, err)
+		}
+		if v := tx.Bucket(bMeta).Get([]byte(metaSchema)); string(v) != strconv.Itoa(SchemaVersion) {
+			return fmt.Errorf("opening store %s: store schema version %s is not supported (want %d)", s.path, v, SchemaVersion)
+		}
+		return nil
+	})
+}
+
+// SetUpgrade sets the function [Store.Update] calls on a shared store
+// that is read-only at the time: it must make the store exclusive (see
+// [Store.Upgrade]) or fail. Without one, Update takes the writer lock and
+// upgrades by itself; the store then stays exclusive until
+// [Store.Downgrade].
+func (s *Store) SetUpgrade(fn func() error) { s.upgrade = fn }
 
 // Close closes the store.
 func (s *Store) Close() error {
 	s.mu.Lock() // issue 16
 	defer s.mu.Unlock()
-	return s.db.Close()
+	var err error
+	if s.db != nil {
+		err = s.db.Close()
+		s.db = nil
+	}
+	if s.shared {
+		s.closeLocks()
+	}
+	return err
 }
 
 // Path returns the store's file path.
@@ -130,14 +207,35 @@ func (s *Store) Size() int64 {
 func (s *Store) View(fn func(*Tx) error) error {
 	s.mu.RLock() // issue 16
 	defer s.mu.RUnlock()
+	if s.db == nil {
+		return s.unusable()
+	}
 	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
 }
 
 // Update runs fn in a read-write transaction, committed if fn returns nil
-// and rolled back otherwise.
+// and rolled back otherwise. On a shared store that is read-only, it
+// first gets the exclusive handle (see [Store.SetUpgrade]).
 func (s *Store) Update(fn func(*Tx) error) error {
+	if s.shared && !s.exclusive.Load() {
+		up := s.upgrade
+		if up == nil {
+			up = func() error {
+				if _, err := s.LockWriter(context.Background()); err != nil {
+					return err
+				}
+				return s.Upgrade(context.Background(), nil)
+			}
+		}
+		if err := up(); err != nil {
+			return err
+		}
+	}
 	s.mu.RLock() // issue 16
 	defer s.mu.RUnlock()
+	if s.db == nil {
+		return s.unusable()
+	}
 	return s.db.Update(func(tx *bolt.Tx) error {
 		t := &Tx{tx: tx}
 		if err := fn(t); err != nil {
@@ -145,6 +243,13 @@ func (s *Store) Update(fn func(*Tx) error) error {
 		}
 		return t.flush()
 	})
+}
+
+func (s *Store) unusable() error {
+	if s.broken != nil {
+		return s.broken
+	}
+	return fmt.Errorf("store %s: %w", s.path, core.ErrClosed)
 }
 
 // Tx is a store transaction.
@@ -535,6 +640,9 @@ func (t *Tx) Outbox() []string {
 	})
 	return ids
 }
+
+// OutboxLen counts the queued chunk ids without listing them (issue 15).
+func (t *Tx) OutboxLen() int { return t.b(bOutbox).Stats().KeyN }
 
 // Seq returns the last arrival sequence given to a message.
 func (t *Tx) Seq() uint64 { return t.metaU64(metaSeq) }

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/huimemory/huimemory/internal/perf"
+	"github.com/huimemory/huimemory/internal/render"
+)
+
+func (a *app) benchIngestCmd() *cobra.Command {
+	var mb, formatList, dir, exe string
+	var keep, asJSON bool
+	var batch int
+	cmd := &cobra.Command{
+		Use:   "ingest [--mb 75,150,300] [--formats jsonl,chatgpt] [--json]",
+		Short: "Ingest generated chat exports of doubling sizes with whole processes: MB/s, messages/s, peak RSS",
+		Long: `Generate a seeded synthetic export of each size in --mb (megabytes) and
+each format in --formats (jsonl: HuiMemory's JSONL; chatgpt: a ChatGPT
+conversations.json), ingest it into a new home with one "huimem ingest"
+process, and report wall and CPU time, MB/s, messages/s and the peak RSS
+the kernel reports for the process (getrusage). With sizes that double,
+a flat peak RSS shows that memory does not grow with the file.
+
+The files and homes go into --dir (default: a new temporary folder) and
+are removed after each step unless --keep is set. Heavy: 300 MB is about
+1.5 million messages. --exe measures another build (A/B).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var sizes []int64
+			for _, f := range strings.Split(mb, ",") {
+				n, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+				if err != nil || n <= 0 || n > 100000 {
+					return usagef("bench ingest: --mb %q: want sizes in megabytes, such as 75,150,300", mb)
+				}
+				sizes = append(sizes, int64(n*(1<<20)))
+			}
+			fmts := strings.Split(formatList, ",")
+			for _, f := range fmts {
+				if f != "jsonl" && f != "chatgpt" {
+					return usagef("bench ingest: --formats %q: want jsonl, chatgpt or both", formatList)
+				}
+			}
+			if exe == "" {
+				var err error
+				if exe, err = os.Executable(); err != nil {
+					return err
+				}
+			}
+			if dir == "" {
+				d, err := os.MkdirTemp("", "huimem-bench-ingest-")
+				if err != nil {
+					return err
+				}
+				if !keep {
+					defer os.RemoveAll(d)
+				}
+				dir = d
+			}
+			var extra []string
+			if batch > 0 {
+				extra = append(extra, "--batch", strconv.Itoa(batch))
+			}
+			var runs []*perf.IngestRun
+			for _, f := range fmts {
+				for _, size := range sizes {
+					r, err := perf.RunIngest(cmd.Context(), exe, dir, f, size, keep, nil, extra...)
+					if err != nil {
+						return err
+					}
+					runs = append(runs, r)
+					if !asJSON {
+						printIngestRun(a, r, len(runs) == 1)
+					}
+				}
+			}
+			if asJSON {
+				render.JSON(a.stdout, runs)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&mb, "mb", "75,150,300", "export sizes in megabytes, comma-separated")
+	f.StringVar(&formatList, "formats", "jsonl,chatgpt", "formats to generate: jsonl, chatgpt")
+	f.StringVar(&dir, "dir", "", "folder for the files and homes (default: a temporary folder)")
+	f.StringVar(&exe, "exe", "", "huimem binary to measure (default: this one)")
+	f.BoolVar(&keep, "keep", false, "keep the generated files and homes")
+	f.IntVar(&batch, "batch", 0, "pass --batch to the ingest (0: its default)")
+	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
+	return cmd
+}
+
+func printIngestRun(a *app, r *perf.IngestRun, header bool) {
+	if header {
+		fmt.Fprintln(a.stdout, "| format | file | messages | wall | CPU | MB/s | messages/s | peak RSS | load |")
+		fmt.Fprintln(a.stdout, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	}
+	fmt.Fprintf(a.stdout, "| %s | %.0f MB | %d | %.1f s | %.1f s | %.2f | %.0f | %.0f MiB | %.1f→%.1f |\n",
+		r.Format, float64(r.Bytes)/(1<<20), r.Messages, r.WallS, r.CPUS, r.MBPerS, r.MsgPerS, float64(r.PeakRSS)/(1<<20), r.Load[0], r.Load[1])
+}

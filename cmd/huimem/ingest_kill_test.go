@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/huimemory/huimemory/internal/synth"
+)
+
+// TestIngestSurvivesKill9 kills a real `huimem ingest` of a large file
+// with SIGKILL at several points, and checks each time that readers see
+// the home as it was before (or, if the ingest got to the end, as a clean
+// ingest leaves it), never a part of the file; then it runs the ingest
+// again and compares the home with a clean ingest.
+func TestIngestSurvivesKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds huimem and ingests a few thousand messages several times")
+	}
+	bin := buildHuimem(t)
+	dir := t.TempDir()
+	msgs := synth.Corpus(synth.Options{Seed: 3, Pairs: 2000, PerSession: 15})
+	var buf bytes.Buffer
+	for _, m := range msgs {
+		line, _ := json.Marshal(map[string]string{"session": m.Session, "time": m.Time.Format(time.RFC3339Nano), "role": string(m.Role), "text": m.Text})
+		buf.Write(append(line, '\n'))
+	}
+	file := filepath.Join(dir, "big.jsonl")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	seed := filepath.Join(dir, "seed.jsonl")
+	if err := os.WriteFile(seed, []byte(`{"session":"earlier","time":"2025-11-20T09:00:00+08:00","role":"user","text":"an earlier note about the deploy budget"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(home string, args ...string) string {
+		t.Helper()
+		out, err := exec.Command(bin, append([]string{"--home", home}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("huimem %v: %v", args, err)
+		}
+		return string(out)
+	}
+	// view is what readers see: counts, every message, and a few recalls.
+	view := func(home string) string {
+		var b bytes.Buffer
+		var st map[string]any
+		json.Unmarshal([]byte(run(home, "stats", "--json")), &st)
+		for _, k := range []string{"chunks", "messages", "sessions"} {
+			b.WriteString(k + " ")
+			json.NewEncoder(&b).Encode(st[k])
+		}
+		b.WriteString(run(home, "export", "--all"))
+		for _, q := range []string{synth.Word(2) + " " + synth.Word(31), synth.ZhWord(4), "deploy budget"} {
+			b.WriteString(run(home, "recall", "-k", "5", q))
+		}
+		return b.String()
+	}
+	const batch = "250"
+	clean := filepath.Join(dir, "clean")
+	run(clean, "ingest", "--quiet", seed)
+	before := view(clean)
+	run(clean, "ingest", "--quiet", "--batch", batch, file)
+	want := view(clean)
+	if before == want {
+		t.Fatal("the ingest changed nothing that readers see")
+	}
+
+	home := filepath.Join(dir, "home")
+	run(home, "ingest", "--quiet", seed)
+	killed := 0
+	for _, after := range []time.Duration{300 * time.Millisecond, 800 * time.Millisecond, 1500 * time.Millisecond, 2500 * time.Millisecond, 4 * time.Second} {
+		cmd := exec.Command(bin, "--home", home, "ingest", "--quiet", "--batch", batch, file)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("ingest ended before the kill: %v", err)
+			}
+		case <-time.After(after):
+			cmd.Process.Signal(syscall.SIGKILL)
+			<-done
+			killed++
+		}
+		got := view(home)
+		if got == want {
+			break // the ingest got to the end before the kill
+		}
+		if diff := cmp.Diff(before, got); diff != "" {
+			t.Fatalf("after a kill at %v, readers see part of the file (-before +after):\n%.3000s", after, diff)
+		}
+	}
+	t.Logf("%d ingests killed halfway", killed)
+	if killed == 0 {
+		t.Fatal("no ingest was killed halfway; the test proves nothing")
+	}
+	run(home, "ingest", "--quiet", "--batch", batch, file)
+	if diff := cmp.Diff(want, view(home)); diff != "" {
+		t.Errorf("re-running the ingest after kills differs from a clean ingest (-clean +rerun):\n%.3000s", diff)
+	}
+}

@@ -1,0 +1,361 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/huimemory/huimemory/archive/transcript"
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/store"
+)
+
+// Staged ingest (issue 13). A file that holds more messages than one
+// batch is not read whole: its messages are streamed, and each batch is
+// planned, chunked, embedded and committed on its own under a stage (see
+// core/store/stage.go), which readers cannot reach. When the file has been
+// read to its end without a problem, one small transaction publishes the
+// stage, together with the messages that go into sessions that existed
+// before (those are held in memory and written by the ordinary path at
+// publish). A bad line, an error or a cancelled context discards the
+// stage; a crash leaves it unpublished and invisible, and the next ingest
+// discards it before it writes anything. Memory is bounded by a batch (and
+// the sessions it touches), not by the file.
+
+// DefaultBatchMessages is how many messages a staged ingest reads, plans
+// and commits at a time, unless [SourceOptions.BatchMessages] says
+// otherwise. A file with no more messages than this is ingested in one
+// transaction.
+const DefaultBatchMessages = 4096
+
+// stageBatchBytes bounds the text of one batch, whatever its count.
+const stageBatchBytes = 8 << 20
+
+// discardLimit is how many records one discard transaction removes.
+const discardLimit = 20000
+
+// pullBatch reads up to limit messages (or stageBatchBytes of text) from
+// next. more is false when the stream ended.
+func pullBatch(next func() (core.Message, error, bool), limit int) (batch []core.Message, more bool, err error) {
+	size := 0
+	for len(batch) < limit && size < stageBatchBytes {
+		m, err, ok := next()
+		if !ok {
+			return batch, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		batch = append(batch, m)
+		size += len(m.Text)
+	}
+	return batch, true, nil
+}
+
+// stageRun is one staged ingest in progress.
+type stageRun struct {
+	info     *store.StageInfo
+	src      string
+	deferred []core.Message // messages for sessions that existed before
+	sessions int
+	res      IngestResult
+}
+
+// ingestStaged ingests a new source (one that holds no messages yet)
+// batch by batch under a stage, then publishes it. first is the first
+// batch, next yields the rest. The caller does not hold writeMu.
+func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []core.Message, next func() (core.Message, error, bool), limit int) (IngestResult, error) {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if err := e.writable(); err != nil {
+		return IngestResult{}, err
+	}
+	if err := e.discardStages(); err != nil {
+		return IngestResult{}, err
+	}
+	run := &stageRun{src: abs}
+	err := e.st.Update(func(tx *store.Tx) error {
+		var err error
+		run.info, err = tx.BeginStage(abs, digest)
+		return err
+	})
+	if err != nil {
+		return IngestResult{}, fmt.Errorf("starting a staged ingest: %w", err)
+	}
+	fail := func(err error) (IngestResult, error) {
+		if derr := e.discardStage(run.info); derr != nil {
+			e.logf("huimem: discarding the unpublished part of %s failed (the next ingest removes it): %v", abs, derr)
+		}
+		return run.res, err
+	}
+	batch, more := first, true
+	for {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		if err := e.stageBatch(ctx, run, batch); err != nil {
+			return fail(err)
+		}
+		if !more {
+			break
+		}
+		if batch, more, err = pullBatch(next, limit); err != nil {
+			return fail(err)
+		}
+	}
+	// Publish: the messages for sessions that existed go in by the
+	// ordinary path, in the same transaction as the stage's publication.
+	src := &source{name: abs, digest: digest, track: &tracking{drop: map[core.MessageKey]bool{}}, stage: run}
+	r, err := e.ingestLocked(ctx, run.deferred, src)
+	res := run.res
+	res.Messages += r.Messages
+	res.Added += r.Added
+	res.Duplicates += r.Duplicates
+	res.Chunks += r.Chunks
+	res.Removed += r.Removed
+	res.Sessions += r.Sessions
+	res.ExtractFailures = append(res.ExtractFailures, r.ExtractFailures...)
+	if err != nil && !e.stagePublished(run.info) {
+		_, err = fail(err)
+	}
+	return res, err
+}
+
+// stagePublished reports whether a stage's publication committed (its
+// record is gone).
+func (e *Engine) stagePublished(info *store.StageInfo) bool {
+	open := true
+	e.st.View(func(tx *store.Tx) error {
+		stages, err := tx.Stages()
+		open = err != nil || slices.ContainsFunc(stages, func(s *store.StageInfo) bool { return s.ID == info.ID })
+		return nil
+	})
+	return !open
+}
+
+// stageBatch plans, prepares and commits one batch of a staged ingest.
+func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Message) error {
+	var plans []*sessionPlan
+	var fresh []*newMsg
+	var claims []core.MessageKey
+	var baseSeq uint64
+	var deferred []core.Message
+	dups, newSessions := 0, 0
+	err := e.st.View(func(tx *store.Tx) error {
+		baseSeq = tx.Seq()
+		seen := map[core.MessageKey]bool{}
+		bySession := map[[2]string][]*newMsg{}
+		staged := map[[2]string]*store.StagedSession{}
+		deferSession := map[[2]string]bool{}
+		var order [][2]string
+		for i := range msgs {
+			k := msgs[i].Key()
+			if seen[k] {
+				dups++
+				continue
+			}
+			seen[k] = true
+			has := tx.HasMessage(k)
+			if !has || len(tx.MessageClaimers(k)) > 0 {
+				claims = append(claims, k)
+			}
+			if has {
+				dups++
+				continue
+			}
+			sk := [2]string{msgs[i].Namespace, msgs[i].Session}
+			if _, ok := bySession[sk]; !ok && !deferSession[sk] {
+				ss, err := tx.StagedSession(run.info.ID, sk[0], sk[1])
+				if err != nil {
+					return err
+				}
+				if ss == nil {
+					old, err := tx.Session(sk[0], sk[1])
+					if err != nil {
+						return err
+					}
+					if old != nil {
+						deferSession[sk] = true
+					} else {
+						newSessions++
+					}
+				}
+				if !deferSession[sk] {
+					staged[sk] = ss
+					order = append(order, sk)
+					bySession[sk] = nil
+				}
+			}
+			if deferSession[sk] {
+				deferred = append(deferred, msgs[i])
+				continue
+			}
+			nm := &newMsg{msg: msgs[i], key: k, seq: baseSeq + uint64(len(fresh)) + 1, lines: transcript.TextLines(msgs[i].Text)}
+			fresh = append(fresh, nm)
+			bySession[sk] = append(bySession[sk], nm)
+		}
+		for _, sk := range order {
+			p, err := e.loadSession(tx, sk[0], sk[1], bySession[sk], func(core.MessageKey) bool { return false })
+			if err != nil {
+				return err
+			}
+			if ss := staged[sk]; ss != nil {
+				p.oldIDs = ss.IDs
+				for _, id := range ss.IDs {
+					c, err := tx.Chunk(id)
+					if err != nil {
+						return err
+					}
+					p.old[c.Key] = c
+				}
+			}
+			plans = append(plans, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := e.prepareIngest(ctx, plans); err != nil {
+		return err
+	}
+	before := *run.info
+	err = e.st.Update(func(tx *store.Tx) error {
+		*run.info = before
+		if tx.Seq() != baseSeq {
+			return fmt.Errorf("store changed during ingest; try again")
+		}
+		for _, nm := range fresh {
+			rec, err := tx.AddStagedMessage(run.info, &nm.msg, nm.key, nm.lines)
+			if err != nil {
+				return err
+			}
+			if rec.Seq != nm.seq {
+				return fmt.Errorf("store changed during ingest; try again")
+			}
+		}
+		for _, p := range plans {
+			if err := writeStagedSession(tx, run.info.ID, p); err != nil {
+				return fmt.Errorf("writing session %q: %w", p.session, err)
+			}
+		}
+		for _, k := range claims {
+			if err := tx.ClaimMessage(run.src, k); err != nil {
+				return err
+			}
+		}
+		return tx.SaveStage(run.info)
+	})
+	if err != nil {
+		*run.info = before
+		return err
+	}
+	run.deferred = append(run.deferred, deferred...)
+	run.res.Messages += len(msgs) - len(deferred)
+	run.res.Added += len(fresh)
+	run.res.Duplicates += dups
+	run.res.Sessions += newSessions
+	for _, p := range plans {
+		run.res.ExtractFailures = append(run.res.ExtractFailures, p.extractFails...)
+	}
+	return nil
+}
+
+// writeStagedSession writes a planned session of a stage: its chunks and
+// vectors, and its record and chunk list in the stage, for publication.
+func writeStagedSession(tx *store.Tx, stage string, p *sessionPlan) error {
+	ids := make([]string, len(p.chunks))
+	var pending []string
+	for i, c := range p.chunks {
+		id, err := tx.AllocID(c.rec.Key)
+		if err != nil {
+			return err
+		}
+		ids[i], c.rec.ID = id, id
+	}
+	linkChunks(p, ids)
+	for _, c := range p.chunks {
+		if len(c.rec.PendingExtract) > 0 {
+			pending = append(pending, c.rec.ID)
+		}
+		if c.old != nil && sameRecord(c.old, c.rec) {
+			continue
+		}
+		if err := tx.PutStagedChunk(stage, c.rec, c.vec, c.chunk.Time); err != nil {
+			return err
+		}
+	}
+	for _, old := range p.old {
+		if !slices.Contains(ids, old.ID) {
+			if err := tx.DeleteStagedChunk(stage, old); err != nil {
+				return err
+			}
+		}
+	}
+	sess := store.Session{
+		NS: p.ns, Session: p.session, File: p.file,
+		First: p.msgs[0].Time.Format(time.RFC3339Nano), Last: p.msgs[len(p.msgs)-1].Time.Format(time.RFC3339Nano),
+		Count: len(p.msgs), Chunks: len(ids),
+	}
+	return tx.PutStagedSession(stage, &store.StagedSession{Session: sess, IDs: ids, Pending: pending})
+}
+
+// publishStage publishes a stage in the ingest's transaction and records
+// the weeks whose vectors changed.
+func (r *stageRun) publish(tx *store.Tx, res *IngestResult, touched *[]touchedChunk) error {
+	seen := map[[2]any]bool{}
+	n, err := tx.PublishStage(r.info, func(ns string, tm time.Time) {
+		day := [2]any{ns, tm.UTC().Truncate(24 * time.Hour)}
+		if !seen[day] {
+			seen[day] = true
+			*touched = append(*touched, touchedChunk{ns, tm})
+		}
+	})
+	if err != nil {
+		return err
+	}
+	res.Chunks += n
+	return nil
+}
+
+// discardStages removes every unpublished stage: they are left by
+// ingests that failed or crashed. The caller holds writeMu.
+func (e *Engine) discardStages() error {
+	var stages []*store.StageInfo
+	if err := e.st.View(func(tx *store.Tx) error {
+		var err error
+		stages, err = tx.Stages()
+		return err
+	}); err != nil {
+		return err
+	}
+	for _, s := range stages {
+		e.logf("huimem: removing the unpublished part of an interrupted ingest of %s", s.Source)
+		if err := e.discardStage(s); err != nil {
+			return fmt.Errorf("removing the unpublished part of an interrupted ingest of %s: %w", s.Source, err)
+		}
+	}
+	return nil
+}
+
+// discardStage removes one unpublished stage, in bounded transactions.
+func (e *Engine) discardStage(info *store.StageInfo) error {
+	if info == nil {
+		return nil
+	}
+	for {
+		done := false
+		err := e.st.Update(func(tx *store.Tx) error {
+			var err error
+			done, err = tx.DiscardStage(info, discardLimit)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,399 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/huimemory/huimemory/core"
+)
+
+// Staged ingests (issue 13): a large file is written in bounded batches,
+// each its own transaction, but readers must see all of it or none of it.
+// So a stage writes everything that only the stage can reach (the
+// messages of sessions that are new, their chunk records and their
+// vectors by id) and holds back everything a reader finds things through:
+// the session records and chunk lists, the vectors' time index, the index
+// outbox, the dirty-transcript queue and the counts. [Tx.PublishStage]
+// writes those in one small transaction; until then nothing a recall,
+// get, export or stats reads leads to the staged records. A stage that
+// was never published (a bad line, a crash) is removed by
+// [Tx.DiscardStage], in steps.
+//
+// Buckets, created on first use:
+//
+//	stages          source name → JSON StageInfo
+//	stage/<id>      "s" 0 namespace 0 session → JSON StagedSession
+//	                "c" 0 chunk id → nothing (the stage's chunks)
+var bStages = []byte("stages")
+
+func stageBucketName(id string) []byte { return []byte("stage/" + id) }
+
+// StageInfo describes an unpublished stage.
+type StageInfo struct {
+	ID     string `json:"id"`
+	Source string `json:"source"`
+	Digest string `json:"digest"`
+	// Messages is how many messages the stage stored.
+	Messages int `json:"messages"`
+	// Started is when the stage began, in RFC 3339.
+	Started string `json:"started"`
+}
+
+// StagedSession is a new session as a stage has written it so far.
+type StagedSession struct {
+	Session Session  `json:"session"`
+	IDs     []string `json:"ids"`
+	// Pending are the chunks with extractions to retry (see pending.go).
+	Pending []string `json:"pending,omitempty"`
+}
+
+// BeginStage starts a stage for source src whose content has the given
+// digest and returns it. The caller discards any earlier stage of src
+// first.
+func (t *Tx) BeginStage(src, digest string) (*StageInfo, error) {
+	b, err := t.tx.CreateBucketIfNotExists(bStages)
+	if err != nil {
+		return nil, fmt.Errorf("creating bucket %s: %w", bStages, err)
+	}
+	seq, err := b.NextSequence()
+	if err != nil {
+		return nil, err
+	}
+	info := &StageInfo{ID: strconv.FormatUint(seq, 10), Source: src, Digest: digest, Started: time.Now().UTC().Format(time.RFC3339)}
+	if _, err := t.tx.CreateBucket(stageBucketName(info.ID)); err != nil {
+		return nil, fmt.Errorf("creating stage %s: %w", info.ID, err)
+	}
+	return info, t.putStage(info)
+}
+
+func (t *Tx) putStage(info *StageInfo) error {
+	data, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	return t.b(bStages).Put([]byte(info.Source), data)
+}
+
+// Stages returns the unpublished stages.
+func (t *Tx) Stages() ([]*StageInfo, error) {
+	b := t.b(bStages)
+	if b == nil {
+		return nil, nil
+	}
+	var out []*StageInfo
+	err := b.ForEach(func(k, v []byte) error {
+		var s StageInfo
+		if err := json.Unmarshal(v, &s); err != nil {
+			return fmt.Errorf("decoding stage of %q: %w", k, err)
+		}
+		out = append(out, &s)
+		return nil
+	})
+	return out, err
+}
+
+func (t *Tx) stageBucket(id string) (*bolt.Bucket, error) {
+	b := t.tx.Bucket(stageBucketName(id))
+	if b == nil {
+		return nil, fmt.Errorf("stage %s: %w", id, core.ErrNotFound)
+	}
+	return b, nil
+}
+
+func stagedSessionKey(ns, session string) []byte {
+	return append([]byte("s\x00"), sessionKey(ns, session)...)
+}
+
+func stagedChunkKey(id string) []byte { return append([]byte("c\x00"), id...) }
+
+// StagedSession returns what stage id wrote of a session, or nil.
+func (t *Tx) StagedSession(id, ns, session string) (*StagedSession, error) {
+	b, err := t.stageBucket(id)
+	if err != nil {
+		return nil, err
+	}
+	v := b.Get(stagedSessionKey(ns, session))
+	if v == nil {
+		return nil, nil
+	}
+	var s StagedSession
+	if err := json.Unmarshal(v, &s); err != nil {
+		return nil, fmt.Errorf("decoding staged session %q: %w", session, err)
+	}
+	return &s, nil
+}
+
+// PutStagedSession records a staged session's record and chunk list.
+func (t *Tx) PutStagedSession(id string, s *StagedSession) error {
+	b, err := t.stageBucket(id)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return b.Put(stagedSessionKey(s.Session.NS, s.Session.Session), data)
+}
+
+// AddStagedMessage stores a new message of a staged session, giving it
+// the next arrival sequence; the message count is added at publish.
+func (t *Tx) AddStagedMessage(info *StageInfo, m *core.Message, k core.MessageKey, lines int) (*Message, error) {
+	seq := t.metaU64(metaSeq) + 1
+	if err := t.setMetaU64(metaSeq, seq); err != nil {
+		return nil, err
+	}
+	rec := NewMessage(m, seq, lines)
+	key := MsgKey(m.Namespace, m.Session, m.Time, seq)
+	if err := t.putJSON(bMsgs, key, rec); err != nil {
+		return nil, err
+	}
+	info.Messages++
+	return rec, t.put(bMsgIDs, k[:], key)
+}
+
+// SaveStage records the stage's progress (its message count).
+func (t *Tx) SaveStage(info *StageInfo) error { return t.putStage(info) }
+
+// PutStagedChunk stores a chunk of a staged session and its vector (by id
+// only: the time index is written at publish). It queues nothing for the
+// index and counts nothing.
+func (t *Tx) PutStagedChunk(id string, c *Chunk, vec []float32, tm time.Time) error {
+	b, err := t.stageBucket(id)
+	if err != nil {
+		return err
+	}
+	if err := t.putJSON(bChunks, []byte(c.ID), c); err != nil {
+		return err
+	}
+	if err := t.put(bChunkKeys, c.Key[:], []byte(c.ID)); err != nil {
+		return err
+	}
+	if vec != nil {
+		tk := TimeKey(tm)
+		if err := t.put(bVecs, []byte(c.ID), append(tk[:], EncodeVector(vec)...)); err != nil {
+			return err
+		}
+	}
+	return b.Put(stagedChunkKey(c.ID), nil)
+}
+
+// DeleteStagedChunk removes a chunk that a later batch of the same stage
+// cut differently.
+func (t *Tx) DeleteStagedChunk(id string, c *Chunk) error {
+	b, err := t.stageBucket(id)
+	if err != nil {
+		return err
+	}
+	for _, d := range []struct{ bucket, key []byte }{{bChunks, []byte(c.ID)}, {bChunkKeys, c.Key[:]}, {bVecs, []byte(c.ID)}} {
+		if err := t.del(d.bucket, d.key); err != nil {
+			return err
+		}
+	}
+	return b.Delete(stagedChunkKey(c.ID))
+}
+
+// StagedChunk reports whether chunk id belongs to an unpublished stage,
+// which readers and index rebuilds must pass by. It costs nothing when no
+// stage is open.
+func (t *Tx) StagedChunk(id string) bool {
+	b := t.b(bStages)
+	if b == nil {
+		return false
+	}
+	found := false
+	b.ForEach(func(_, v []byte) error {
+		var s StageInfo
+		if json.Unmarshal(v, &s) == nil {
+			if sb := t.tx.Bucket(stageBucketName(s.ID)); sb != nil && sb.Get(stagedChunkKey(id)) != nil {
+				found = true
+			}
+		}
+		return nil
+	})
+	return found
+}
+
+// PublishStage makes a stage visible, in the caller's transaction: for
+// each staged session it writes the session record and chunk list, the
+// vectors' time index and the index outbox entries, queues the transcript,
+// adds the counts, and forgets the stage. It calls touched with the
+// namespace and time of every chunk whose vector became visible, and
+// returns how many chunks it published. The transaction writes about a
+// hundred bytes per chunk, whatever the size of the messages.
+func (t *Tx) PublishStage(info *StageInfo, touched func(ns string, tm time.Time)) (int, error) {
+	n, err := t.publishStage(info, touched)
+	if err != nil {
+		return 0, fmt.Errorf("publishing stage %s: %w", info.ID, err)
+	}
+	return n, nil
+}
+
+func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)) (int, error) {
+	b, err := t.stageBucket(info.ID)
+	if err != nil {
+		return 0, err
+	}
+	chunks := 0
+	c := b.Cursor()
+	prefix := []byte("s\x00")
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var s StagedSession
+		if err := json.Unmarshal(v, &s); err != nil {
+			return 0, fmt.Errorf("decoding staged session %q: %w", k, err)
+		}
+		sess := s.Session
+		if err := t.PutSession(&sess); err != nil {
+			return 0, err
+		}
+		if err := t.SetSessionChunks(sess.NS, sess.Session, s.IDs); err != nil {
+			return 0, err
+		}
+		if err := t.MarkSessionDirty(sess.NS, sess.Session); err != nil {
+			return 0, err
+		}
+		for _, id := range s.Pending {
+			if err := t.MarkPendingExtract(id, true); err != nil {
+				return 0, err
+			}
+		}
+		for _, id := range s.IDs {
+			if raw := t.get(bVecs, []byte(id)); len(raw) >= 8 {
+				tm := time.Unix(0, TimeFromKey(raw[:8]))
+				if err := t.put(bVecTime, VecKey(sess.NS, tm, id), nil); err != nil {
+					return 0, err
+				}
+				if touched != nil {
+					touched(sess.NS, tm)
+				}
+			}
+			if err := t.MarkIndexDirty(id); err != nil {
+				return 0, err
+			}
+			chunks++
+		}
+	}
+	if err := t.addMeta(metaChunks, chunks); err != nil {
+		return 0, err
+	}
+	if err := t.addMeta(metaMessages, info.Messages); err != nil {
+		return 0, err
+	}
+	return chunks, t.dropStage(info)
+}
+
+func (t *Tx) dropStage(info *StageInfo) error {
+	if err := t.tx.DeleteBucket(stageBucketName(info.ID)); err != nil {
+		return fmt.Errorf("removing stage %s: %w", info.ID, err)
+	}
+	return t.b(bStages).Delete([]byte(info.Source))
+}
+
+// DiscardStage removes up to limit records of an unpublished stage: its
+// sessions' messages, its chunks and vectors, and the claims of its
+// source (a stage is only begun for a source that held nothing before).
+// It returns true when the stage is gone; call it again, in a new
+// transaction, until then.
+func (t *Tx) DiscardStage(info *StageInfo, limit int) (bool, error) {
+	b := t.tx.Bucket(stageBucketName(info.ID))
+	if b == nil {
+		if sb := t.b(bStages); sb != nil {
+			return true, sb.Delete([]byte(info.Source))
+		}
+		return true, nil
+	}
+	n := 0
+	c := b.Cursor()
+	var done [][]byte
+	for k, v := c.First(); k != nil && n < limit; k, v = c.Next() {
+		switch {
+		case bytes.HasPrefix(k, []byte("c\x00")):
+			id := k[2:]
+			if raw := t.get(bChunks, id); raw != nil {
+				var ch Chunk
+				if err := json.Unmarshal(raw, &ch); err == nil {
+					if err := t.del(bChunkKeys, ch.Key[:]); err != nil {
+						return false, err
+					}
+				}
+			}
+			for _, bucket := range [][]byte{bChunks, bVecs} {
+				if err := t.del(bucket, id); err != nil {
+					return false, err
+				}
+			}
+			n++
+		case bytes.HasPrefix(k, []byte("s\x00")):
+			var s StagedSession
+			if err := json.Unmarshal(v, &s); err != nil {
+				return false, fmt.Errorf("decoding staged session %q: %w", k, err)
+			}
+			m, err := t.deleteSessionMessages(s.Session.NS, s.Session.Session, limit-n)
+			if err != nil {
+				return false, err
+			}
+			n += m
+			if n >= limit {
+				continue // more messages of this session next time
+			}
+		}
+		done = append(done, bytes.Clone(k))
+	}
+	for _, k := range done {
+		if err := b.Delete(k); err != nil {
+			return false, err
+		}
+	}
+	if n >= limit {
+		return false, nil
+	}
+	// Then the claims of the source, which had none before the stage.
+	keys := t.SourceMessages(info.Source)
+	for _, k := range keys[:min(len(keys), limit)] {
+		if err := t.UnclaimMessage(info.Source, k); err != nil {
+			return false, err
+		}
+	}
+	if len(keys) > limit {
+		return false, nil
+	}
+	return true, t.dropStage(info)
+}
+
+// deleteSessionMessages removes up to limit stored messages of a session
+// with their content keys, and returns how many it removed.
+func (t *Tx) deleteSessionMessages(ns, session string, limit int) (int, error) {
+	prefix := SessionPrefix(ns, session)
+	var keys, ids [][]byte
+	c := t.b(bMsgs).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(keys) < limit; k, v = c.Next() {
+		if cur, ok := t.buf[string(bMsgs)][string(k)]; ok && cur == nil {
+			continue // deleted earlier in this transaction
+		}
+		var m Message
+		if err := json.Unmarshal(v, &m); err != nil {
+			return 0, fmt.Errorf("decoding message of session %q: %w", session, err)
+		}
+		cm, err := m.Core()
+		if err != nil {
+			return 0, err
+		}
+		mk := cm.Key()
+		keys = append(keys, bytes.Clone(k))
+		ids = append(ids, bytes.Clone(mk[:]))
+	}
+	for i := range keys {
+		if err := t.del(bMsgs, keys[i]); err != nil {
+			return 0, err
+		}
+		if err := t.del(bMsgIDs, ids[i]); err != nil {
+			return 0, err
+		}
+	}
+	return len(keys), nil
+}
