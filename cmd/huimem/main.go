@@ -11,12 +11,22 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// HUIMEM_CPUPROFILE=FILE profiles the whole command, for finding where
+	// a one-shot command's time goes.
+	if path := os.Getenv("HUIMEM_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			pprof.StartCPUProfile(f)
+			defer f.Close()
+		}
+	}
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	pprof.StopCPUProfile()
 	stop()
 	os.Exit(code)
 }
