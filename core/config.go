@@ -199,10 +199,11 @@ type RetrieverConfig struct {
 	// matches in its other messages, in BM25; 0 ignores the assistant's
 	// words. Nil means the default, [DefaultReplyBoost].
 	ReplyBoost *float64 `mapstructure:"reply_boost" json:"reply_boost" yaml:"reply_boost"`
-	// MinRelevance is the "nothing found" floor: when no hit's absolute
-	// relevance (see [Hit.Relevance]) reaches it, recall returns no hits,
-	// so that a query about nothing in the memory finds nothing; 0 turns
-	// the floor off. Nil means the default, [DefaultMinRelevance].
+	// MinRelevance is the "nothing found" floor: when none of the top_k
+	// hits' absolute relevance (see [Hit.Relevance]) reaches it, recall
+	// returns no hits, so that a query about nothing in the memory finds
+	// nothing; 0 turns the floor off. It does not apply to an index of
+	// fewer than 500 chunks. Nil means the default, [DefaultMinRelevance].
 	MinRelevance *float64 `mapstructure:"min_relevance" json:"min_relevance" yaml:"min_relevance"`
 	// SessionBoost adds session-level evidence to score fusion: each
 	// candidate gains SessionBoost times its session's share of the pool's

@@ -27,10 +27,10 @@ import (
 // and commits at a time, unless [SourceOptions.BatchMessages] says
 // otherwise. A file with no more messages than this is ingested in one
 // transaction.
-const DefaultBatchMessages = 4096
+const DefaultBatchMessages = 2048
 
 // stageBatchBytes bounds the text of one batch, whatever its count.
-const stageBatchBytes = 8 << 20
+const stageBatchBytes = 4 << 20
 
 // discardLimit is how many records one discard transaction removes.
 const discardLimit = 20000
@@ -97,6 +97,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 		if err := e.stageBatch(ctx, run, batch); err != nil {
 			return fail(err)
 		}
+		e.st.ReleaseMemory()
 		if !more {
 			break
 		}

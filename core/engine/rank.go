@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
+	"slices"
 
 	"github.com/huimemory/huimemory/core/index"
-	"github.com/huimemory/huimemory/core/store"
 )
 
 // relevance scores chunks against one query on an absolute scale, the
@@ -121,26 +121,34 @@ func (e *Engine) withRelevance(ctx context.Context, ix *index.Index, text string
 // signal, before fusion: each candidate's signal becomes (nb + boost·s) /
 // (1 + boost), where s is its session's share of the pool's BM25 evidence
 // (the sum of the normalised BM25 of the session's candidates, divided by
-// the largest such sum), so that it stays in [0, 1]. A session that matches the query in
-// many turns lifts all of them, which helps questions whose answer is
-// spread over a conversation.
-func (e *Engine) sessionEvidence(pool []*cand, boost float64) error {
-	if len(pool) == 0 {
-		return nil
+// the largest such sum), so that it stays in [0, 1]. A session that
+// matches the query in many turns lifts all of them, which helps
+// questions whose answer is spread over a conversation.
+func (e *Engine) sessionEvidence(ctx context.Context, ix *index.Index, ns string, pool []*cand, boost float64) error {
+	if !slices.ContainsFunc(pool, func(c *cand) bool { return c.nb > 0 }) {
+		return nil // no BM25 evidence (or no query text): nothing to add
 	}
+	// The pool is one namespace's. The BM25 searches return each match's
+	// session; the sessions of candidates that share no term with the
+	// query (found by the vectors alone) are looked up in the index.
 	sess := make([]string, len(pool))
-	err := e.st.View(func(tx *store.Tx) error {
-		for i, c := range pool {
-			sc, err := tx.Chunk(c.id)
-			if err != nil {
-				return err
-			}
-			sess[i] = sc.NS + "\x00" + sc.Session
+	var missing []string
+	at := map[string]int{}
+	for i, c := range pool {
+		if c.session == "" {
+			missing = append(missing, c.id)
+			at[c.id] = i
 		}
-		return nil
-	})
-	if err != nil {
-		return err
+		sess[i] = c.session
+	}
+	if len(missing) > 0 {
+		ms, err := ix.Search(ctx, index.Search{NS: ns, IDs: missing, Size: len(missing)})
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			sess[at[m.ID]] = m.Session
+		}
 	}
 	sum := map[string]float64{}
 	var top float64

@@ -33,6 +33,7 @@ type cand struct {
 	score         float64
 	nb, nv        float64 // normalised signals
 	rel           float64 // absolute relevance, see relevance
+	session       string  // the chunk's session, when a BM25 search returned it
 }
 
 // poolSize returns how many candidates to draw from each signal for k hits.
@@ -69,7 +70,7 @@ func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand,
 	}
 	for i, m := range bm {
 		c := get(m.ID)
-		c.bm25, c.bmRank = m.Score, i+1
+		c.bm25, c.bmRank, c.session = m.Score, i+1, m.Session
 	}
 	var qv []float32
 	if p.text != "" && r.VectorWeight > 0 {
@@ -109,7 +110,8 @@ func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand,
 			return nil, err
 		}
 		for _, m := range more {
-			pool[m.ID].bm25 = m.Score
+			c := pool[m.ID]
+			c.bm25, c.session = m.Score, m.Session
 		}
 	}
 	err = e.st.View(func(tx *store.Tx) error {
@@ -140,7 +142,7 @@ func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand,
 		}
 	}
 	order = kept
-	if err := e.fuse(order); err != nil {
+	if err := e.fuse(ctx, ix, p.ns, order); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(order, func(a, b *cand) int {
@@ -156,7 +158,7 @@ func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand,
 // fuse normalises each signal within the pool to [0, 1] by min-max, adds
 // session-level evidence to the BM25 signal (see sessionEvidence), and
 // combines them: by weighted score (the default) or by reciprocal rank.
-func (e *Engine) fuse(pool []*cand) error {
+func (e *Engine) fuse(ctx context.Context, ix *index.Index, ns string, pool []*cand) error {
 	if len(pool) == 0 {
 		return nil
 	}
@@ -179,7 +181,7 @@ func (e *Engine) fuse(pool []*cand) error {
 		c.nb, c.nv = norm(c.bm25, minB, maxB), norm(c.cos, minV, maxV)
 	}
 	if sb := *r.SessionBoost; sb > 0 && r.Fusion != "rrf" {
-		if err := e.sessionEvidence(pool, sb); err != nil {
+		if err := e.sessionEvidence(ctx, ix, ns, pool, sb); err != nil {
 			return err
 		}
 	}

@@ -134,6 +134,9 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
+				if len(docs)%256 == 255 { // issue 13: see store.Tx.ReleaseMemory
+					tx.ReleaseMemory()
+				}
 				size += index.DocBytes(&d, cparts)
 				docs, parts = append(docs, d), append(parts, cparts)
 			}
@@ -169,44 +172,49 @@ func (e *Engine) doc(tx *store.Tx, c *store.Chunk) (index.Doc, error) {
 	return d, err
 }
 
-// docCache holds the contents of chunks read while building a batch of
-// documents: each chunk's content is the context of both its neighbours
+// docCache holds the text and reply of chunks read while building a
+// batch of documents: they are the context of the chunk's neighbours
 // (issue 13).
-type docCache map[string]string
+type docCache map[string][2]string
 
-// docWith is doc with a cache of chunk contents (nil: none); it returns
-// the context as parts, for [index.Index.ApplyParts].
+// docWith is doc with a cache of chunk texts (nil: none); it returns the
+// context as parts, for [index.Index.ApplyParts]: the neighbours' text and
+// reply, which analyse to the same terms as their content.
 func (e *Engine) docWith(tx *store.Tx, c *store.Chunk, cache docCache) (index.Doc, []string, error) {
 	chunk, err := e.hydrate(tx, c)
 	if err != nil {
 		return index.Doc{}, nil, err
 	}
+	text, reply := splitRoles(chunk)
 	if cache != nil {
-		cache[c.ID] = chunk.Content()
+		cache[c.ID] = [2]string{text, reply}
 	}
 	ctx := []string{} // issue 13: as parts, analysed once per batch
 	for _, id := range []string{c.Prev, c.Next} {
 		if id == "" {
 			continue
 		}
-		if s, ok := cache[id]; ok {
-			ctx = append(ctx, s)
-			continue
+		tr, ok := cache[id]
+		if !ok {
+			n, err := tx.Chunk(id)
+			if err != nil {
+				return index.Doc{}, nil, fmt.Errorf("neighbour of chunk %s: %w", c.ID, err)
+			}
+			nc, err := e.hydrate(tx, n)
+			if err != nil {
+				return index.Doc{}, nil, err
+			}
+			tr[0], tr[1] = splitRoles(nc)
+			if cache != nil {
+				cache[id] = tr
+			}
 		}
-		n, err := tx.Chunk(id)
-		if err != nil {
-			return index.Doc{}, nil, fmt.Errorf("neighbour of chunk %s: %w", c.ID, err)
-		}
-		nc, err := e.hydrate(tx, n)
-		if err != nil {
-			return index.Doc{}, nil, err
-		}
-		ctx = append(ctx, nc.Content())
-		if cache != nil {
-			cache[id] = ctx[len(ctx)-1]
+		for _, s := range tr {
+			if s != "" {
+				ctx = append(ctx, s)
+			}
 		}
 	}
-	text, reply := splitRoles(chunk)
 	return index.Doc{
 		ID: c.ID, NS: c.NS, Session: c.Session, Time: chunk.Time, Text: text, Reply: reply,
 		Roles: c.Roles, Speakers: c.Speakers, Topic: c.Topic, Types: chunk.MemoryTypes(),

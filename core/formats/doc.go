@@ -14,7 +14,10 @@
 //	jsonl        HuiMemory's generic JSONL (see core/jsonl)
 //
 // [Detect] picks a format from a file's name and first bytes; [ReadFile]
-// detects and reads in one step. Noise that is not conversation is removed
+// detects and reads in one step, and [StreamFile] detects and then yields
+// the messages one by one as an iter.Seq2[core.Message, error]: the long
+// formats (chatgpt, claude, claude-code, codex, jsonl) are read one line or
+// one conversation at a time, so memory does not grow with the file. Noise that is not conversation is removed
 // from every text ([StripNoise]): <system-reminder> blocks, hook output and
 // ANSI escape sequences. Everything else is kept byte for byte.
 //

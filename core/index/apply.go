@@ -12,9 +12,11 @@ import (
 // ApplyParts is [Index.Apply] with each document's context given in
 // parts: parts[i], when not nil, replaces docs[i].Context with the
 // neighbours' texts one by one, as if joined by newlines. Each distinct
-// part is analysed once per call, so a chunk's text indexed as the
-// context of both its neighbours costs one analysis, not two; the index
-// is the same as with the joined text. Memory grows with the batch's text
+// string (a text, a reply, a part) is analysed once per call, so a chunk
+// whose text and reply are also its neighbours' context parts costs one
+// analysis, not three; the index is the same as with the joined text
+// (the analyser never pairs tokens across a newline, and BM25 uses only
+// each term's count). Memory grows with the batch's text
 // (bleve analyses it all before it writes a segment): callers bound a
 // batch by count and bytes (see [DocBytes]).
 func (x *Index) ApplyParts(docs []Doc, parts [][]string, deletes []string, gen uint64) error {
@@ -60,9 +62,10 @@ func DocBytes(d *Doc, parts []string) int {
 	return n
 }
 
-// document maps d as [bleve.Batch.Index] would, except that the ctx field
-// takes its tokens from the analyses of its parts, shared across the
-// batch.
+// document maps d as [bleve.Batch.Index] would, except that its text,
+// reply and ctx fields take their tokens from a cache shared across the
+// batch: each distinct string is analysed once, whether it is a chunk's
+// own text or a part of its neighbours' context.
 func (x *Index) document(d *Doc, parts []string, ctx *contextAnalysis) (*document.Document, error) {
 	fields := d.fields()
 	fields["ctx"] = "" // mapped (and so kept out of _all) like any ctx field, then replaced
@@ -70,14 +73,26 @@ func (x *Index) document(d *Doc, parts []string, ctx *contextAnalysis) (*documen
 	if err := x.b.Mapping().MapDocument(doc, fields); err != nil {
 		return nil, err
 	}
+	found := false
 	for i, f := range doc.Fields {
-		if f.Name() != "ctx" {
+		var src []string
+		switch f.Name() {
+		case "text":
+			src = []string{d.Text}
+		case "reply":
+			src = []string{d.Reply}
+		case "ctx":
+			src, found = parts, true
+		default:
 			continue
 		}
-		doc.Fields[i] = document.NewTextFieldCustom("ctx", nil, nil, f.Options(), &contextAnalyzer{c: ctx, parts: parts, positions: f.Options().IncludeTermVectors()})
-		return doc, nil
+		doc.Fields[i] = document.NewTextFieldCustom(f.Name(), nil, nil, f.Options(),
+			&contextAnalyzer{c: ctx, parts: src, positions: f.Options().IncludeTermVectors()})
 	}
-	return nil, fmt.Errorf("the mapping has no ctx field")
+	if !found {
+		return nil, fmt.Errorf("the mapping has no ctx field")
+	}
+	return doc, nil
 }
 
 // contextAnalysis caches the token streams of context parts during one
@@ -152,4 +167,6 @@ type contextAnalyzer struct {
 	positions bool
 }
 
-func (a *contextAnalyzer) Analyze([]byte) analysis.TokenStream { return a.c.tokens(a.parts, a.positions) }
+func (a *contextAnalyzer) Analyze([]byte) analysis.TokenStream {
+	return a.c.tokens(a.parts, a.positions)
+}

@@ -32,7 +32,8 @@ const AnalyzerName = "huimem"
 //	1: first version.
 //	2: ctx field with the neighbours' text.
 //	3: reply field: assistant messages apart from the text field.
-const Version = 3
+//	4: session field stored, returned with each match.
+const Version = 4
 
 var (
 	keyGen     = []byte("huimem.gen")
@@ -147,9 +148,18 @@ func NewMapping() (*mapping.IndexMappingImpl, error) {
 	doc.AddFieldMappingsAt("reply", text)
 	doc.AddFieldMappingsAt("ctx", text)
 	doc.AddFieldMappingsAt("time", tm)
-	for _, f := range []string{"ns", "session", "role", "speaker", "topic", "type"} {
+	for _, f := range []string{"ns", "role", "speaker", "topic", "type"} {
 		doc.AddFieldMappingsAt(f, kw)
 	}
+	// The session is stored, so that a search returns each match's
+	// session without a read of the chunk (session-level evidence).
+	session := bleve.NewKeywordFieldMapping()
+	session.Analyzer = keyword.Name
+	session.Store = true
+	session.IncludeTermVectors = false
+	session.IncludeInAll = false
+	session.DocValues = false
+	doc.AddFieldMappingsAt("session", session)
 	m.DefaultMapping = doc
 	return m, nil
 }
@@ -262,12 +272,17 @@ type Search struct {
 	IDs []string
 	// Size is the number of matches to return.
 	Size int
+	// NoSession leaves Match.Session empty, saving the read of each
+	// match's stored session.
+	NoSession bool
 }
 
 // Match is one BM25 match.
 type Match struct {
 	ID    string
 	Score float64
+	// Session is the chunk's session.
+	Session string
 }
 
 // Search runs a BM25 search. Filters never change scores: a chunk scores
@@ -322,6 +337,9 @@ func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 	}
 	req := bleve.NewSearchRequestOptions(q, s.Size, 0, false)
 	req.SortBy([]string{"-_score", "_id"})
+	if !s.NoSession {
+		req.Fields = []string{"session"}
+	}
 	res, err := x.b.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("searching index: %w", err)
@@ -329,6 +347,7 @@ func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 	out := make([]Match, len(res.Hits))
 	for i, h := range res.Hits {
 		out[i] = Match{ID: h.ID, Score: h.Score}
+		out[i].Session, _ = h.Fields["session"].(string)
 	}
 	return out, nil
 }
@@ -369,7 +388,7 @@ func (x *Index) Matching(ctx context.Context, s Search) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Size = int(count)
+	s.Size, s.NoSession = int(count), true
 	ms, err := x.Search(ctx, s)
 	if err != nil {
 		return nil, err

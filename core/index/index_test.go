@@ -109,3 +109,47 @@ func matchIDs(ms []Match) []string {
 	}
 	return ids
 }
+
+// TestPresence checks where each chunk holds each query term: in its own
+// text or reply, only in its neighbours' text, or nowhere, whatever the
+// order of the ids asked for.
+func TestPresence(t *testing.T) {
+	x := openTest(t)
+	base := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	docs := []Doc{
+		{ID: "aaaaaa", Time: base, Text: "deploy the local model", Context: "kyoto trip budget"},
+		{ID: "bbbbbb", Time: base, Text: "which model?", Reply: "use ollama for the deploy", Context: "deploy the local model"},
+		{ID: "cccccc", Time: base, Text: "a trip to kyoto", Context: "use ollama"},
+	}
+	if err := x.Apply(docs, nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	terms := x.Analyze("deploy ollama kyoto zebra")
+	if diff := cmp.Diff([]string{"deploy", "ollama", "kyoto", "zebra"}, terms); diff != "" {
+		t.Fatalf("Analyze (-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct {
+		ids  []string
+		want [][]uint8
+	}{
+		{[]string{"aaaaaa", "bbbbbb", "cccccc"}, [][]uint8{
+			{InChunk, Absent, InContext, Absent},
+			{InChunk, InChunk, Absent, Absent},
+			{Absent, InContext, InChunk, Absent},
+		}},
+		{[]string{"cccccc", "nosuch", "aaaaaa"}, [][]uint8{
+			{Absent, InContext, InChunk, Absent},
+			{Absent, Absent, Absent, Absent},
+			{InChunk, Absent, InContext, Absent},
+		}},
+		{nil, [][]uint8{}},
+	} {
+		got, err := x.Presence(t.Context(), tt.ids, terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Presence(%v) (-want +got):\n%s", tt.ids, diff)
+		}
+	}
+}

@@ -11,5 +11,7 @@
 // in the default namespace, where every reader sees it. Any bad line fails
 // the whole file with a [core.InputError] that names the file, the line
 // and the problem: in.jsonl:3: unknown field "namepsace" (did you mean
-// "namespace"?).
+// "namespace"?). [Read] returns every message or none; [Stream] yields
+// them one line at a time, in memory bounded by the longest line, and
+// ends with the first bad line's error.
 package jsonl

@@ -457,7 +457,7 @@ func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
 	out := []index.Match{}
 	for rows.Next() {
 		var m index.Match
-		if err := rows.Scan(&m.ID, &m.Score); err != nil {
+		if err := rows.Scan(&m.ID, &m.Score, &m.Session); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("searching: %w", err)
 		}
@@ -479,7 +479,7 @@ const bm25SQL = `
 WITH q AS (
 	SELECT * FROM unnest(@terms::text[], @wa::float8[], @wb::float8[], @wc::float8[], @mult::int[]) AS q(term, wa, wb, wc, mult)
 )
-SELECT d.id, z.score
+SELECT d.id, z.score, d.session
 FROM lex_docs d
 CROSS JOIN LATERAL (
 	SELECT (coalesce(y.sa * y.ma, 0) + coalesce(y.sb * y.mb, 0) + coalesce(y.sc * y.mc, 0)) / @ntok::float8
