@@ -225,122 +225,148 @@ func (p *forgetPlan) fill(res *ForgetResult) {
 
 // planForget selects the messages opts names, in one read transaction.
 func (e *Engine) planForget(opts ForgetOptions, expr filter.Expr) (*forgetPlan, error) {
-	ns := opts.Namespace
 	p := &forgetPlan{drop: map[core.MessageKey]bool{}}
 	err := e.st.View(func(tx *store.Tx) error {
-		seenSession := map[string]bool{}
-		addSession := func(session string) {
-			if !seenSession[session] {
-				seenSession[session] = true
-				p.sessions = append(p.sessions, [2]string{ns, session})
-			}
-		}
-		addMsg := func(sm *store.Message, chunk string) error {
-			m, err := sm.Core()
-			if err != nil {
-				return err
-			}
-			if sm.Sealed {
-				if m.Text, err = e.sealedText(tx, sm); err != nil {
-					return err
-				}
-			}
-			k := m.Key()
-			if p.drop[k] {
-				return nil
-			}
-			p.drop[k] = true
-			p.msgs = append(p.msgs, ForgottenMessage{Session: m.Session, Chunk: chunk, Time: m.Time,
-				Role: string(m.Role), Speaker: m.Speaker, Ref: m.Ref, Preview: preview(m.Text)})
-			return nil
-		}
-		addChunk := func(c *store.Chunk) error {
-			addSession(c.Session)
-			p.chunks = append(p.chunks, c.ID)
-			for _, ref := range c.Msgs {
-				sm, err := tx.Message(ns, c.Session, ref)
-				if err != nil {
-					return err
-				}
-				if err := addMsg(sm, c.ID); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		// chunksOf visits a session's chunks in order, keeping those keep
-		// accepts (all with a nil keep), then, when whole, any message no
-		// chunk holds.
-		chunksOf := func(session string, keep func(*store.Chunk) bool) error {
-			for _, id := range tx.SessionChunkIDs(ns, session) {
-				c, err := tx.Chunk(id)
-				if err != nil {
-					return err
-				}
-				if keep == nil || keep(c) {
-					if err := addChunk(c); err != nil {
-						return err
-					}
-				}
-			}
-			if keep != nil {
-				return nil
-			}
-			addSession(session)
-			stored, _, err := tx.SessionMessages(ns, session)
-			if err != nil {
-				return err
-			}
-			for _, sm := range stored {
-				if err := addMsg(sm, ""); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
+		fp := &forgetPlanner{e: e, tx: tx, ns: opts.Namespace, p: p, seen: map[string]bool{}}
 		switch {
 		case opts.ID != "":
-			c, err := tx.Chunk(opts.ID)
-			if errors.Is(err, core.ErrNotFound) || (err == nil && c.NS != ns) {
-				return fmt.Errorf("chunk %q: %w in %s", opts.ID, core.ErrNotFound, nsName(ns))
-			}
-			if err != nil {
-				return err
-			}
-			return addChunk(c)
+			return fp.byID(opts.ID)
 		case opts.Session != "":
-			s, err := tx.Session(ns, opts.Session)
-			if err != nil {
-				return err
-			}
-			if s == nil {
-				return fmt.Errorf("session %q: %w in %s", opts.Session, core.ErrNotFound, nsName(ns))
-			}
-			return chunksOf(opts.Session, nil)
+			return fp.bySession(opts.Session)
 		default:
-			var sessions []string
-			err := tx.ForEachSession(func(s *store.Session) error {
-				if s.NS == ns {
-					sessions = append(sessions, s.Session)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			var keep func(*store.Chunk) bool
-			if !opts.AllNamespace {
-				keep = func(c *store.Chunk) bool { return c.NS == ns && filter.Eval(expr, chunkRecord{c}) }
-			}
-			for _, s := range sessions {
-				if err := chunksOf(s, keep); err != nil {
-					return err
-				}
-			}
-			return nil
+			return fp.byFilter(opts.AllNamespace, expr)
 		}
 	})
 	return p, err
+}
+
+// forgetPlanner gathers, in one read transaction, the messages a forget
+// removes, in one namespace.
+type forgetPlanner struct {
+	e    *Engine
+	tx   *store.Tx
+	ns   string
+	p    *forgetPlan
+	seen map[string]bool // sessions already listed
+}
+
+func (fp *forgetPlanner) addSession(session string) {
+	if !fp.seen[session] {
+		fp.seen[session] = true
+		fp.p.sessions = append(fp.p.sessions, [2]string{fp.ns, session})
+	}
+}
+
+func (fp *forgetPlanner) addMsg(sm *store.Message, chunk string) error {
+	m, err := sm.Core()
+	if err != nil {
+		return err
+	}
+	if sm.Sealed {
+		if m.Text, err = fp.e.sealedText(fp.tx, sm); err != nil {
+			return err
+		}
+	}
+	k := m.Key()
+	if fp.p.drop[k] {
+		return nil
+	}
+	fp.p.drop[k] = true
+	fp.p.msgs = append(fp.p.msgs, ForgottenMessage{Session: m.Session, Chunk: chunk, Time: m.Time,
+		Role: string(m.Role), Speaker: m.Speaker, Ref: m.Ref, Preview: preview(m.Text)})
+	return nil
+}
+
+func (fp *forgetPlanner) addChunk(c *store.Chunk) error {
+	fp.addSession(c.Session)
+	fp.p.chunks = append(fp.p.chunks, c.ID)
+	for _, ref := range c.Msgs {
+		sm, err := fp.tx.Message(fp.ns, c.Session, ref)
+		if err != nil {
+			return err
+		}
+		if err := fp.addMsg(sm, c.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chunksOf visits a session's chunks in order, keeping those keep accepts
+// (all with a nil keep), then, when whole, any message no chunk holds.
+func (fp *forgetPlanner) chunksOf(session string, keep func(*store.Chunk) bool) error {
+	for _, id := range fp.tx.SessionChunkIDs(fp.ns, session) {
+		c, err := fp.tx.Chunk(id)
+		if err != nil {
+			return err
+		}
+		if keep == nil || keep(c) {
+			if err := fp.addChunk(c); err != nil {
+				return err
+			}
+		}
+	}
+	if keep != nil {
+		return nil
+	}
+	fp.addSession(session)
+	stored, _, err := fp.tx.SessionMessages(fp.ns, session)
+	if err != nil {
+		return err
+	}
+	for _, sm := range stored {
+		if err := fp.addMsg(sm, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (fp *forgetPlanner) byID(id string) error {
+	c, err := fp.tx.Chunk(id)
+	if errors.Is(err, core.ErrNotFound) || (err == nil && c.NS != fp.ns) {
+		return fmt.Errorf("chunk %q: %w in %s", id, core.ErrNotFound, nsName(fp.ns))
+	}
+	if err != nil {
+		return err
+	}
+	return fp.addChunk(c)
+}
+
+func (fp *forgetPlanner) bySession(session string) error {
+	s, err := fp.tx.Session(fp.ns, session)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return fmt.Errorf("session %q: %w in %s", session, core.ErrNotFound, nsName(fp.ns))
+	}
+	return fp.chunksOf(session, nil)
+}
+
+// byFilter takes every session of the namespace, whole with all, or the
+// chunks that match expr.
+func (fp *forgetPlanner) byFilter(all bool, expr filter.Expr) error {
+	var sessions []string
+	err := fp.tx.ForEachSession(func(s *store.Session) error {
+		if s.NS == fp.ns {
+			sessions = append(sessions, s.Session)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var keep func(*store.Chunk) bool
+	if !all {
+		keep = func(c *store.Chunk) bool { return c.NS == fp.ns && filter.Eval(expr, chunkRecord{c}) }
+	}
+	for _, s := range sessions {
+		if err := fp.chunksOf(s, keep); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // preview returns the start of a message's text on one line.
