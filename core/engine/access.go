@@ -200,6 +200,11 @@ func (e *Engine) repairShared(ctx context.Context) error {
 	if err := e.openIndex(ctx); err != nil {
 		return err
 	}
+	// The upgrade may have found the old index unusable (another
+	// version, say) and marked it stale; openIndex has repaired it.
+	e.ixMu.Lock()
+	e.stale = nil
+	e.ixMu.Unlock()
 	if err := e.writeTranscripts(ctx); err != nil {
 		return err
 	}
