@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,12 +13,7 @@ const maxCleanQuery = 200
 // maxQuestion is the longest question, in characters, that sanitizeQuery
 // keeps whole: a long query's question sentence is often longer than
 // maxCleanQuery, and cutting its head off loses its subject.
-var maxQuestion = func() int {
-	if os.Getenv("HMX_OLDSAN") != "" {
-		return 200
-	}
-	return 600
-}()
+const maxQuestion = 600
 
 // sanitizeQuery reduces a long query to the question in it. Agents often
 // paste their whole system prompt, or a conversation, in front of the
