@@ -53,69 +53,120 @@ func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand,
 	if p.filter != nil {
 		bq.Filter = p.filter.query
 	}
-	bm, err := ix.Search(ctx, bq)
+	pl := &candPool{byID: map[string]*cand{}}
+	if err := pl.addBM25(ctx, ix, bq); err != nil {
+		return nil, err
+	}
+	qv, err := e.addVectors(ctx, ix, p, pl)
 	if err != nil {
 		return nil, err
 	}
-	pool := map[string]*cand{}
-	var order []*cand
-	get := func(id string) *cand {
-		c := pool[id]
-		if c == nil {
-			c = &cand{id: id, bm25: -1, cos: -2}
-			pool[id] = c
+	if err := e.fillSignals(ctx, ix, bq, qv, pl); err != nil {
+		return nil, err
+	}
+	// A candidate with no shared term and no positive similarity is no
+	// evidence at all.
+	order := pl.order[:0]
+	for _, c := range pl.order {
+		if c.bm25 > 0 || c.cos > 0 || p.text == "" {
 			order = append(order, c)
 		}
-		return c
+	}
+	if err := e.fuse(ctx, ix, p.ns, order); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(order, func(a, b *cand) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.time, a.time), cmp.Compare(a.id, b.id))
+	})
+	out := make([]cand, len(order))
+	for i, c := range order {
+		out[i] = *c
+	}
+	return out, nil
+}
+
+// candPool gathers the candidates of one search, each once, in the order
+// they were first found.
+type candPool struct {
+	byID  map[string]*cand
+	order []*cand
+}
+
+func (pl *candPool) get(id string) *cand {
+	c := pl.byID[id]
+	if c == nil {
+		c = &cand{id: id, bm25: -1, cos: -2}
+		pl.byID[id] = c
+		pl.order = append(pl.order, c)
+	}
+	return c
+}
+
+// addBM25 adds the BM25 search's candidates, with their scores and ranks.
+func (pl *candPool) addBM25(ctx context.Context, ix *index.Index, bq index.Search) error {
+	bm, err := ix.Search(ctx, bq)
+	if err != nil {
+		return err
 	}
 	for i, m := range bm {
-		c := get(m.ID)
+		c := pl.get(m.ID)
 		c.bm25, c.bmRank, c.session = m.Score, i+1, m.Session
 	}
-	var qv []float32
-	if p.text != "" && r.VectorWeight > 0 {
-		vecs, err := e.embed(ctx, []string{p.text})
-		if err != nil {
+	return nil
+}
+
+// addVectors embeds the query and adds the cosine scan's candidates, with
+// their similarities and ranks. It returns the query vector, or nil when
+// the vector signal is off or there is no text.
+func (e *Engine) addVectors(ctx context.Context, ix *index.Index, p params, pl *candPool) ([]float32, error) {
+	if p.text == "" || e.cfg.Retriever.VectorWeight <= 0 {
+		return nil, nil
+	}
+	vecs, err := e.embed(ctx, []string{p.text})
+	if err != nil {
+		return nil, err
+	}
+	qv := vecs[0]
+	var allow func(string) bool
+	if p.filter != nil {
+		if allow, err = e.filterAllow(ctx, ix, p); err != nil {
 			return nil, err
-		}
-		qv = vecs[0]
-		var allow func(string) bool
-		n := p.pool
-		if p.filter != nil {
-			allow, err = e.filterAllow(ctx, ix, p)
-			if err != nil {
-				return nil, err
-			}
-		}
-		vm, err := e.vx.Search(p.ns, qv, p.since, p.before, n, allow)
-		if err != nil {
-			return nil, err
-		}
-		for i, m := range vm {
-			c := get(m.ID)
-			c.cos, c.time, c.vRank = float64(m.Score), m.Time, i+1
 		}
 	}
-	// Fill in the signal each candidate is missing, exactly.
+	vm, err := e.vx.Search(p.ns, qv, p.since, p.before, p.pool, allow)
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range vm {
+		c := pl.get(m.ID)
+		c.cos, c.time, c.vRank = float64(m.Score), m.Time, i+1
+	}
+	return qv, nil
+}
+
+// fillSignals gives every candidate the signal that its list did not,
+// exactly: the BM25 score of those only the vectors found, and the cosine
+// (and time) of those only BM25 found.
+func (e *Engine) fillSignals(ctx context.Context, ix *index.Index, bq index.Search, qv []float32, pl *candPool) error {
 	var needBM []string
-	for _, c := range order {
+	for _, c := range pl.order {
 		if c.bm25 < 0 {
 			needBM = append(needBM, c.id)
 		}
 	}
-	if len(needBM) > 0 && p.text != "" {
+	if len(needBM) > 0 && bq.Text != "" {
 		bq.IDs, bq.Size = needBM, len(needBM)
 		more, err := ix.Search(ctx, bq)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, m := range more {
-			c := pool[m.ID]
+			c := pl.byID[m.ID]
 			c.bm25, c.session = m.Score, m.Session
 		}
 	}
-	err = e.st.View(func(tx *store.Tx) error {
-		for _, c := range order {
+	return e.st.View(func(tx *store.Tx) error {
+		for _, c := range pl.order {
 			if c.bm25 < 0 {
 				c.bm25 = 0
 			}
@@ -130,29 +181,6 @@ func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand,
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	// A candidate with no shared term and no positive similarity is no
-	// evidence at all.
-	kept := order[:0]
-	for _, c := range order {
-		if c.bm25 > 0 || c.cos > 0 || p.text == "" {
-			kept = append(kept, c)
-		}
-	}
-	order = kept
-	if err := e.fuse(ctx, ix, p.ns, order); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(order, func(a, b *cand) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.time, a.time), cmp.Compare(a.id, b.id))
-	})
-	out := make([]cand, len(order))
-	for i, c := range order {
-		out[i] = *c
-	}
-	return out, nil
 }
 
 // fuse normalises each signal within the pool to [0, 1] by min-max, adds
