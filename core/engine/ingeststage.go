@@ -137,97 +137,126 @@ func (e *Engine) stagePublished(info *store.StageInfo) bool {
 
 // stageBatch plans, prepares and commits one batch of a staged ingest.
 func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Message) error {
-	var plans []*sessionPlan
-	var fresh []*newMsg
-	var claims []core.MessageKey
-	var baseSeq uint64
-	var deferred []core.Message
-	dups, newSessions := 0, 0
-	err := e.st.View(func(tx *store.Tx) error {
-		baseSeq = tx.Seq()
-		seen := map[core.MessageKey]bool{}
-		bySession := map[[2]string][]*newMsg{}
-		staged := map[[2]string]*store.StagedSession{}
-		deferSession := map[[2]string]bool{}
-		var order [][2]string
-		for i := range msgs {
-			k := msgs[i].Key()
-			if seen[k] {
-				dups++
-				continue
-			}
-			seen[k] = true
-			has := tx.HasMessage(k)
-			if !has || len(tx.MessageClaimers(k)) > 0 {
-				claims = append(claims, k)
-			}
-			if has {
-				dups++
-				continue
-			}
-			sk := [2]string{msgs[i].Namespace, msgs[i].Session}
-			if _, ok := bySession[sk]; !ok && !deferSession[sk] {
-				ss, err := tx.StagedSession(run.info.ID, sk[0], sk[1])
-				if err != nil {
-					return err
-				}
-				if ss == nil {
-					old, err := tx.Session(sk[0], sk[1])
-					if err != nil {
-						return err
-					}
-					if old != nil {
-						deferSession[sk] = true
-					} else {
-						newSessions++
-					}
-				}
-				if !deferSession[sk] {
-					staged[sk] = ss
-					order = append(order, sk)
-					bySession[sk] = nil
-				}
-			}
-			if deferSession[sk] {
-				deferred = append(deferred, msgs[i])
-				continue
-			}
-			nm := &newMsg{msg: msgs[i], key: k, seq: baseSeq + uint64(len(fresh)) + 1, lines: transcript.TextLines(msgs[i].Text)}
-			fresh = append(fresh, nm)
-			bySession[sk] = append(bySession[sk], nm)
-		}
-		for _, sk := range order {
-			p, err := e.loadSession(tx, sk[0], sk[1], bySession[sk], func(core.MessageKey) bool { return false })
-			if err != nil {
-				return err
-			}
-			if ss := staged[sk]; ss != nil {
-				p.oldIDs = ss.IDs
-				for _, id := range ss.IDs {
-					c, err := tx.Chunk(id)
-					if err != nil {
-						return err
-					}
-					p.old[c.Key] = c
-				}
-			}
-			plans = append(plans, p)
-		}
-		return nil
-	})
+	b := &stagedBatch{}
+	err := e.st.View(func(tx *store.Tx) error { return e.planStagedBatch(tx, run, msgs, b) })
 	if err != nil {
 		return err
 	}
-	if err := e.prepareIngest(ctx, plans); err != nil {
+	if err := e.prepareIngest(ctx, b.plans); err != nil {
 		return err
 	}
+	if err := e.commitStagedBatch(run, b); err != nil {
+		return err
+	}
+	run.deferred = append(run.deferred, b.deferred...)
+	run.res.Messages += len(msgs) - len(b.deferred)
+	run.res.Added += len(b.fresh)
+	run.res.Duplicates += b.dups
+	run.res.Sessions += b.newSessions
+	for _, p := range b.plans {
+		run.res.ExtractFailures = append(run.res.ExtractFailures, p.extractFails...)
+	}
+	return nil
+}
+
+// stagedBatch is what one batch of a staged ingest writes.
+type stagedBatch struct {
+	plans    []*sessionPlan
+	fresh    []*newMsg
+	claims   []core.MessageKey
+	baseSeq  uint64
+	deferred []core.Message // messages of sessions stored before the stage
+	dups     int
+	// newSessions counts the sessions the stage starts.
+	newSessions int
+}
+
+// planStagedBatch works out, in a read transaction, the batch's new
+// messages, the sessions they go to (those stored before the stage are
+// deferred to the publishing transaction), and the source's claims.
+func (e *Engine) planStagedBatch(tx *store.Tx, run *stageRun, msgs []core.Message, b *stagedBatch) error {
+	b.baseSeq = tx.Seq()
+	seen := map[core.MessageKey]bool{}
+	bySession := map[[2]string][]*newMsg{}
+	staged := map[[2]string]*store.StagedSession{}
+	deferSession := map[[2]string]bool{}
+	var order [][2]string
+	for i := range msgs {
+		k := msgs[i].Key()
+		if seen[k] {
+			b.dups++
+			continue
+		}
+		seen[k] = true
+		has := tx.HasMessage(k)
+		if !has || len(tx.MessageClaimers(k)) > 0 {
+			b.claims = append(b.claims, k)
+		}
+		if has {
+			b.dups++
+			continue
+		}
+		sk := [2]string{msgs[i].Namespace, msgs[i].Session}
+		if _, ok := bySession[sk]; !ok && !deferSession[sk] {
+			ss, err := tx.StagedSession(run.info.ID, sk[0], sk[1])
+			if err != nil {
+				return err
+			}
+			if ss == nil {
+				old, err := tx.Session(sk[0], sk[1])
+				if err != nil {
+					return err
+				}
+				if old != nil {
+					deferSession[sk] = true
+				} else {
+					b.newSessions++
+				}
+			}
+			if !deferSession[sk] {
+				staged[sk] = ss
+				order = append(order, sk)
+				bySession[sk] = nil
+			}
+		}
+		if deferSession[sk] {
+			b.deferred = append(b.deferred, msgs[i])
+			continue
+		}
+		nm := &newMsg{msg: msgs[i], key: k, seq: b.baseSeq + uint64(len(b.fresh)) + 1, lines: transcript.TextLines(msgs[i].Text)}
+		b.fresh = append(b.fresh, nm)
+		bySession[sk] = append(bySession[sk], nm)
+	}
+	for _, sk := range order {
+		p, err := e.loadSession(tx, sk[0], sk[1], bySession[sk], func(core.MessageKey) bool { return false })
+		if err != nil {
+			return err
+		}
+		if ss := staged[sk]; ss != nil {
+			p.oldIDs = ss.IDs
+			for _, id := range ss.IDs {
+				c, err := tx.Chunk(id)
+				if err != nil {
+					return err
+				}
+				p.old[c.Key] = c
+			}
+		}
+		b.plans = append(b.plans, p)
+	}
+	return nil
+}
+
+// commitStagedBatch writes the batch into the stage in one transaction;
+// on failure the stage's record is as it was.
+func (e *Engine) commitStagedBatch(run *stageRun, b *stagedBatch) error {
 	before := *run.info
-	err = e.st.Update(func(tx *store.Tx) error {
+	err := e.st.Update(func(tx *store.Tx) error {
 		*run.info = before
-		if tx.Seq() != baseSeq {
+		if tx.Seq() != b.baseSeq {
 			return fmt.Errorf("store changed during ingest; try again")
 		}
-		for _, nm := range fresh {
+		for _, nm := range b.fresh {
 			rec, err := tx.AddStagedMessage(run.info, &nm.msg, nm.key, nm.lines)
 			if err != nil {
 				return err
@@ -236,12 +265,12 @@ func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Mess
 				return fmt.Errorf("store changed during ingest; try again")
 			}
 		}
-		for _, p := range plans {
+		for _, p := range b.plans {
 			if err := writeStagedSession(tx, run.info.ID, p); err != nil {
 				return fmt.Errorf("writing session %q: %w", p.session, err)
 			}
 		}
-		for _, k := range claims {
+		for _, k := range b.claims {
 			if err := tx.ClaimMessage(run.src, k); err != nil {
 				return err
 			}
@@ -250,17 +279,8 @@ func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Mess
 	})
 	if err != nil {
 		*run.info = before
-		return err
 	}
-	run.deferred = append(run.deferred, deferred...)
-	run.res.Messages += len(msgs) - len(deferred)
-	run.res.Added += len(fresh)
-	run.res.Duplicates += dups
-	run.res.Sessions += newSessions
-	for _, p := range plans {
-		run.res.ExtractFailures = append(run.res.ExtractFailures, p.extractFails...)
-	}
-	return nil
+	return err
 }
 
 // writeStagedSession writes a planned session of a stage: its chunks and
