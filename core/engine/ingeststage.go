@@ -97,7 +97,6 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 		if err := e.stageBatch(ctx, run, batch); err != nil {
 			return fail(err)
 		}
-		e.st.ReleaseMemory()
 		if !more {
 			break
 		}

@@ -134,9 +134,6 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				if len(docs)%256 == 255 { // issue 13: see store.Tx.ReleaseMemory
-					tx.ReleaseMemory()
-				}
 				size += index.DocBytes(&d, cparts)
 				docs, parts = append(docs, d), append(parts, cparts)
 			}
