@@ -194,6 +194,34 @@ func detectJSONDoc(base string, t []byte) string {
 	return ""
 }
 
+// blank reports whether b holds nothing but a byte-order mark and space.
+func blank(b []byte) bool {
+	return len(bytes.TrimSpace(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")))) == 0
+}
+
+// choose picks the format of the file called name whose first bytes are
+// head: format when it is given, else the detected one. For the slack
+// format it loads users.json from the export's root (the folder above the
+// channel folder) into opts unless it is set.
+func choose(name string, head []byte, format string, opts *Options) (f *Format, err error) {
+	if format == "" {
+		f, err = Detect(name, head)
+	} else {
+		f, err = Lookup(format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f.Name == "slack" && opts.SlackUsers == nil {
+		users, err := SlackUsers(filepath.Join(filepath.Dir(filepath.Dir(name)), "users.json"))
+		if err != nil {
+			return f, err
+		}
+		opts.SlackUsers = users
+	}
+	return f, nil
+}
+
 // ReadFile reads the file at path in the named format, or detects the
 // format when format is "". It returns the messages and the format used.
 // For the slack format it loads users.json from the export's root (the
@@ -217,25 +245,12 @@ func ReadFile(path, format string, opts Options) ([]core.Message, *Format, error
 // format, or detects the format when format is "". An empty (or
 // blank) file gives no messages, no format and no error.
 func Read(data []byte, name, format string, opts Options) ([]core.Message, *Format, error) {
-	var f *Format
-	var err error
-	if format == "" && len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))) == 0 {
+	if format == "" && blank(data) {
 		return nil, nil, nil // an empty file holds no messages, whatever its format
 	}
-	if format == "" {
-		f, err = Detect(name, data[:min(len(data), SniffLen)])
-	} else {
-		f, err = Lookup(format)
-	}
+	f, err := choose(name, data[:min(len(data), SniffLen)], format, &opts)
 	if err != nil {
-		return nil, nil, err
-	}
-	if f.Name == "slack" && opts.SlackUsers == nil {
-		users, err := SlackUsers(filepath.Join(filepath.Dir(filepath.Dir(name)), "users.json"))
-		if err != nil {
-			return nil, f, err
-		}
-		opts.SlackUsers = users
+		return nil, f, err
 	}
 	msgs, err := f.Read(bytes.NewReader(data), name, opts)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"path/filepath"
 
 	"github.com/huimemory/huimemory/core"
 )
@@ -48,25 +47,12 @@ func StreamFile(path, format string, opts Options) (*Format, iter.Seq2[core.Mess
 	if opts.ModTime.IsZero() && serr == nil {
 		opts.ModTime = fi.ModTime()
 	}
-	empty := func(func(core.Message, error) bool) {}
-	if format == "" && n < SniffLen && len(bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))) == 0 {
-		return nil, empty, nil
+	if format == "" && n < SniffLen && blank(head) {
+		return nil, func(func(core.Message, error) bool) {}, nil
 	}
-	var f *Format
-	if format == "" {
-		f, err = Detect(path, head)
-	} else {
-		f, err = Lookup(format)
-	}
+	f, err := choose(path, head, format, &opts)
 	if err != nil {
-		return nil, nil, err
-	}
-	if f.Name == "slack" && opts.SlackUsers == nil {
-		users, err := SlackUsers(filepath.Join(filepath.Dir(filepath.Dir(path)), "users.json"))
-		if err != nil {
-			return f, nil, err
-		}
-		opts.SlackUsers = users
+		return f, nil, err
 	}
 	seq := func(yield func(core.Message, error) bool) {
 		fh, err := os.Open(path)
