@@ -80,6 +80,12 @@ func extract(src, dst string, opts ExtractOptions) (*Info, error) {
 		}
 	}
 	if err := os.Rename(tmp, dst); err != nil {
+		// A concurrent extraction of the same archive into the same
+		// folder finished first: its copy is as good (the temporary one
+		// is removed on return).
+		if fi, serr := os.Stat(dst); serr == nil && fi.IsDir() && opts.SHA256 != "" {
+			return info, nil
+		}
 		return nil, err
 	}
 	ok = true

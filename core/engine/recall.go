@@ -307,6 +307,23 @@ func mergeCands(a, b []cand) []cand {
 // after each one, found through the anchors. No chunk appears twice; a hit
 // met as another hit's neighbour keeps its role and score.
 func (e *Engine) expand(ns string, hits []cand, window int) ([]core.Hit, error) {
+	// A read transaction sees the store as it was when it began, but a
+	// sealed week's archive is a file: when the week is re-sealed (a late
+	// message re-opened it) between the two, the snapshot's hash names
+	// the old archive and the file is the new one. A fresh transaction
+	// sees the new seal; real corruption fails every attempt.
+	var out []core.Hit
+	var err error
+	for range 3 {
+		out, err = e.expandOnce(ns, hits, window)
+		if !errors.Is(err, errSealedRead) {
+			break
+		}
+	}
+	return out, err
+}
+
+func (e *Engine) expandOnce(ns string, hits []cand, window int) ([]core.Hit, error) {
 	byID := map[string]*cand{}
 	for i := range hits {
 		byID[hits[i].id] = &hits[i]

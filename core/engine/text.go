@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,7 +60,7 @@ func (e *Engine) hydrate(tx *store.Tx, c *store.Chunk) (*core.Chunk, error) {
 func (e *Engine) sealedText(tx *store.Tx, m *store.Message) (string, error) {
 	v, err := e.sealedView(tx, m.NS, m.Session)
 	if err != nil {
-		return "", fmt.Errorf("message %d of session %q: %w", m.Seq, m.Session, err)
+		return "", fmt.Errorf("message %d of session %q: %w: %w", m.Seq, m.Session, errSealedRead, err)
 	}
 	p, ok := v.pos[m.Seq]
 	if !ok {
@@ -67,6 +68,12 @@ func (e *Engine) sealedText(tx *store.Tx, m *store.Message) (string, error) {
 	}
 	return strings.Join(v.lines[p.TextStart-1:p.TextEnd], "\n"), nil
 }
+
+// errSealedRead marks a failure to read a sealed week's text. Within one
+// read transaction it may be a race with a re-seal of that week (the
+// snapshot names the old archive, the file is the new one), which a fresh
+// transaction resolves; see [Engine.expand].
+var errSealedRead = errors.New("reading a sealed week")
 
 // sessionsRoot is the folder that holds the transcripts.
 func (e *Engine) sessionsRoot() string { return filepath.Join(e.home, sessionsDir) }
