@@ -34,7 +34,7 @@ func (t *Tx) PendingExtracts(limit int) (ids []string, total int) {
 	if b == nil {
 		return nil, 0
 	}
-	total = b.Stats().KeyN
+	total = b.KeyN()
 	c := b.Cursor()
 	for k, _ := c.First(); k != nil && (limit <= 0 || len(ids) < limit); k, _ = c.Next() {
 		ids = append(ids, string(k))

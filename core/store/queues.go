@@ -44,7 +44,7 @@ func (t *Tx) Outbox() []string {
 }
 
 // OutboxLen counts the queued chunk ids without listing them (issue 15).
-func (t *Tx) OutboxLen() int { return t.b(bOutbox).Stats().KeyN }
+func (t *Tx) OutboxLen() int { return t.b(bOutbox).KeyN() }
 
 // Seq returns the last arrival sequence given to a message.
 func (t *Tx) Seq() uint64 { return t.metaU64(metaSeq) }

@@ -191,7 +191,7 @@ func (s *Store) initialised() bool {
 		return false
 	}
 	defer db.Close()
-	return db.View(func(tx *bolt.Tx) error { return bucketsReady(tx) }) == nil
+	return db.View(func(tx *bolt.Tx) error { return bucketsReady(boltTx{tx}) }) == nil
 }
 
 // initialise creates the store's buckets under the writer lock.
@@ -262,6 +262,9 @@ func (s *Store) openRead(ctx context.Context) error {
 // or [ErrReadOnly] on a home that cannot be written. A store opened
 // without [Options.Shared] holds its file exclusively already.
 func (s *Store) LockWriter(ctx context.Context) (time.Duration, error) {
+	if l, ok := s.kv.(WriterLocker); ok {
+		return l.LockWriter(ctx, s.wait())
+	}
 	if !s.shared {
 		return 0, nil
 	}
@@ -293,6 +296,10 @@ func (s *Store) LockWriter(ctx context.Context) (time.Duration, error) {
 
 // UnlockWriter releases the writer lock.
 func (s *Store) UnlockWriter() {
+	if l, ok := s.kv.(WriterLocker); ok {
+		l.UnlockWriter()
+		return
+	}
 	if s.shared && s.writer != nil {
 		s.writer.release()
 	}
@@ -300,6 +307,19 @@ func (s *Store) UnlockWriter() {
 
 // Shared reports whether the store was opened with [Options.Shared].
 func (s *Store) Shared() bool { return s.shared }
+
+// External reports whether the store lives in a [KV] other than the home's
+// file (see [OpenKV]).
+func (s *Store) External() bool { return s.kv != nil }
+
+// Notify queues a message to other processes sharing the store, sent when
+// the transaction commits; a store whose KV cannot notify ignores it.
+func (t *Tx) Notify(channel, payload string) error {
+	if n, ok := t.kv.(Notifier); ok {
+		return n.Notify(t.tx, channel, payload)
+	}
+	return nil
+}
 
 // Exclusive reports whether the store holds its file read-write.
 func (s *Store) Exclusive() bool { return !s.shared || s.exclusive.Load() }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/huimemory/huimemory/core"
 )
 
@@ -97,7 +95,7 @@ func (t *Tx) Stages() ([]*StageInfo, error) {
 	return out, err
 }
 
-func (t *Tx) stageBucket(id string) (*bolt.Bucket, error) {
+func (t *Tx) stageBucket(id string) (Bucket, error) {
 	b := t.tx.Bucket(stageBucketName(id))
 	if b == nil {
 		return nil, fmt.Errorf("stage %s: %w", id, core.ErrNotFound)

@@ -64,6 +64,8 @@ type Store struct {
 	// of shared access (issue 16): every transaction holds it for reading.
 	mu   sync.RWMutex
 	db   *bolt.DB
+	// kv, when set, holds the buckets instead of db (OpenKV).
+	kv   KV
 	path string
 	opts Options
 
@@ -111,7 +113,7 @@ func OpenWith(path string, o Options) (*Store, error) {
 	}
 	// issue 15: a View finds the buckets of an existing store; only a new
 	// one needs the write transaction (and its two fdatasyncs).
-	if db.View(func(tx *bolt.Tx) error { return bucketsReady(tx) }) != nil {
+	if db.View(func(tx *bolt.Tx) error { return bucketsReady(boltTx{tx}) }) != nil {
 		if err := ensureBuckets(db); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("opening store %s: %w", path, err)
@@ -124,11 +126,28 @@ func OpenWith(path string, o Options) (*Store, error) {
 	return s, nil
 }
 
+// OpenKV opens or creates a store in kv, which the store owns from then
+// on (Close closes it). name names the store in messages, such as
+// "postgres://db/huimem". If kv is a [WriterLocker], the store is shared:
+// [Store.LockWriter] takes kv's writer lock, waiting at most o.LockWait.
+func OpenKV(kv KV, name string, o Options) (*Store, error) {
+	s := &Store{kv: kv, path: name, opts: o}
+	if err := kv.View(func(tx KVTx) error { return bucketsReady(tx) }); err != nil {
+		if err := kv.Update(createBuckets); err != nil {
+			return nil, fmt.Errorf("opening store %s: %w", name, err)
+		}
+	}
+	if err := s.checkSchema(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // errNotReady says a store lacks a bucket or its schema version.
 var errNotReady = errors.New("store is not initialised")
 
 // bucketsReady checks that every bucket and the schema version are there.
-func bucketsReady(tx *bolt.Tx) error {
+func bucketsReady(tx KVTx) error {
 	for _, name := range allBuckets {
 		if tx.Bucket(name) == nil {
 			return errNotReady
@@ -142,7 +161,11 @@ func bucketsReady(tx *bolt.Tx) error {
 
 // ensureBuckets creates the missing buckets and the schema version.
 func ensureBuckets(db *bolt.DB) error {
-	return db.Update(func(tx *bolt.Tx) error {
+	return db.Update(func(tx *bolt.Tx) error { return createBuckets(boltTx{tx}) })
+}
+
+func createBuckets(tx KVTx) error {
+	{
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
@@ -153,12 +176,13 @@ func ensureBuckets(db *bolt.DB) error {
 			return m.Put([]byte(metaSchema), []byte(strconv.Itoa(SchemaVersion)))
 		}
 		return nil
-	})
+	}
 }
 
 // checkSchema checks the store's schema version.
 func (s *Store) checkSchema() error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.View(func(t *Tx) error {
+		tx := t.tx
 		if err := bucketsReady(tx); err != nil {
 			return fmt.Errorf("opening store %s: %w", s.path, err)
 		}
@@ -185,6 +209,10 @@ func (s *Store) Close() error {
 		err = s.db.Close()
 		s.db = nil
 	}
+	if s.kv != nil {
+		err = s.kv.Close()
+		s.kv = nil
+	}
 	if s.shared {
 		s.closeLocks()
 	}
@@ -207,10 +235,13 @@ func (s *Store) Size() int64 {
 func (s *Store) View(fn func(*Tx) error) error {
 	s.mu.RLock() // issue 16
 	defer s.mu.RUnlock()
-	if s.db == nil {
+	if s.db == nil && s.kv == nil {
 		return s.unusable()
 	}
-	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	if s.kv != nil {
+		return s.kv.View(func(tx KVTx) error { return fn(&Tx{tx: tx, kv: s.kv}) })
+	}
+	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: boltTx{tx}}) })
 }
 
 // Update runs fn in a read-write transaction, committed if fn returns nil
@@ -233,16 +264,20 @@ func (s *Store) Update(fn func(*Tx) error) error {
 	}
 	s.mu.RLock() // issue 16
 	defer s.mu.RUnlock()
-	if s.db == nil {
+	if s.db == nil && s.kv == nil {
 		return s.unusable()
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
-		t := &Tx{tx: tx}
+	run := func(tx KVTx) error {
+		t := &Tx{tx: tx, kv: s.kv}
 		if err := fn(t); err != nil {
 			return err
 		}
 		return t.flush()
-	})
+	}
+	if s.kv != nil {
+		return s.kv.Update(run)
+	}
+	return s.db.Update(func(tx *bolt.Tx) error { return run(boltTx{tx}) })
 }
 
 func (s *Store) unusable() error {
@@ -254,13 +289,14 @@ func (s *Store) unusable() error {
 
 // Tx is a store transaction.
 type Tx struct {
-	tx     *bolt.Tx
+	tx     KVTx
+	kv     KV // nil in a home
 	buf    writeBuf // pending writes to the buffered buckets
 	gen    uint64   // generation of this write, set by BumpGen
 	bumped bool
 }
 
-func (t *Tx) b(name []byte) *bolt.Bucket { return t.tx.Bucket(name) }
+func (t *Tx) b(name []byte) Bucket { return t.tx.Bucket(name) }
 
 func (t *Tx) metaU64(key string) uint64 { return readU64(t.b(bMeta).Get([]byte(key))) }
 

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Sealed weeks. Two more buckets, created on first write (a store that has
@@ -73,7 +71,7 @@ func weekKey(ns, week string) []byte {
 
 // bucket returns a bucket of the sealed-week family, creating it in a
 // write transaction; nil in a read transaction that predates it.
-func (t *Tx) bucket(name []byte) (*bolt.Bucket, error) {
+func (t *Tx) bucket(name []byte) (Bucket, error) {
 	if b := t.tx.Bucket(name); b != nil || !t.tx.Writable() {
 		return b, nil
 	}
