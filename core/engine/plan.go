@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blevesearch/bleve/v2/search/query"
-
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/filter"
 	"github.com/huimemory/huimemory/core/index"
@@ -44,7 +42,7 @@ func (e *Engine) planQuery(q core.Query) (*queryPlan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", core.ErrInvalid, err)
 		}
-		p.filter = &compiledFilter{expr: expr, query: filterQuery(expr)}
+		p.filter = &compiledFilter{expr: expr}
 		start, end := filter.TimeBounds(expr)
 		p.since, p.before = intersect(p.since, p.before, start, end)
 	}
@@ -88,46 +86,7 @@ func intersect(s1, b1, s2, b2 time.Time) (time.Time, time.Time) {
 // compiledFilter is a filter expression ready for the index and for
 // checking chunks.
 type compiledFilter struct {
-	expr  filter.Expr
-	query query.Query
-}
-
-// filterQuery translates a filter expression into an index query.
-func filterQuery(e filter.Expr) query.Query {
-	switch x := e.(type) {
-	case *filter.And:
-		return query.NewConjunctionQuery([]query.Query{filterQuery(x.L), filterQuery(x.R)})
-	case *filter.Or:
-		return query.NewDisjunctionQuery([]query.Query{filterQuery(x.L), filterQuery(x.R)})
-	case *filter.Not:
-		return query.NewBooleanQuery([]query.Query{query.NewMatchAllQuery()}, nil, []query.Query{filterQuery(x.X)})
-	case *filter.Compare:
-		return compareQuery(x)
-	}
-	return query.NewMatchNoneQuery()
-}
-
-func compareQuery(c *filter.Compare) query.Query {
-	if c.Field == "timestamp" {
-		if c.Start.IsZero() && c.End.IsZero() {
-			return query.NewMatchAllQuery()
-		}
-		return index.DateRange(c.Start, c.End)
-	}
-	// String fields compare with = only; != was rewritten to NOT =.
-	field, value := c.Field, c.Value
-	switch field {
-	case "id":
-		return query.NewDocIDQuery([]string{value})
-	case "namespace":
-		field = "ns"
-		if value == "" {
-			value = index.DefaultNS
-		}
-	}
-	t := query.NewTermQuery(value)
-	t.SetField(field)
-	return t
+	expr filter.Expr
 }
 
 // chunkRecord lets filter.Eval read a stored chunk.
@@ -159,7 +118,7 @@ func (r chunkRecord) Values(field string) []string {
 // filterAllow returns the set of chunks in the search's namespace and
 // window that match its filter, for the vector search.
 func (e *Engine) filterAllow(ctx context.Context, ix *index.Index, p params) (func(string) bool, error) {
-	ids, err := ix.Matching(ctx, index.Search{NS: p.ns, Since: p.since, Before: p.before, Filter: p.filter.query})
+	ids, err := ix.Matching(ctx, index.Search{NS: p.ns, Since: p.since, Before: p.before, Filter: p.filter.expr})
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand,
 	r := e.cfg.Retriever
 	bq := index.Search{Text: p.text, ContextBoost: *r.ContextBoost, ReplyBoost: *r.ReplyBoost, NS: p.ns, Since: p.since, Before: p.before, Size: p.pool}
 	if p.filter != nil {
-		bq.Filter = p.filter.query
+		bq.Filter = p.filter.expr
 	}
 	pl := &candPool{byID: map[string]*cand{}}
 	if err := pl.addBM25(ctx, ix, bq); err != nil {

@@ -20,6 +20,8 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/huimemory/huimemory/core/filter"
 )
 
 // AnalyzerName is the name of the mixed Chinese/English analyzer.
@@ -266,8 +268,9 @@ type Search struct {
 	NS string
 	// Since and Before bound chunk time; zero leaves a side open.
 	Since, Before time.Time
-	// Filter, when set, is an extra condition (see [FilterQuery]).
-	Filter query.Query
+	// Filter, when set, is an extra condition on the chunks' keyword
+	// fields and time (core/filter); it never changes scores.
+	Filter filter.Expr
 	// IDs, when set, restricts the search to these chunks.
 	IDs []string
 	// Size is the number of matches to return.
@@ -332,7 +335,7 @@ func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 		// A filter expression may be any shape; bleve's boolean filter
 		// clause checks it without scoring.
 		bq := query.NewBooleanQuery([]query.Query{q}, nil, nil)
-		bq.AddFilter(s.Filter)
+		bq.AddFilter(filterQuery(s.Filter))
 		q = bq
 	}
 	req := bleve.NewSearchRequestOptions(q, s.Size, 0, false)

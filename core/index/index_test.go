@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/google/go-cmp/cmp"
+	"github.com/huimemory/huimemory/core/filter"
 )
 
 func TestAnalyzerMixesChineseAndEnglish(t *testing.T) {
@@ -71,8 +71,10 @@ func TestFiltersDoNotChangeScores(t *testing.T) {
 	for _, m := range plain {
 		scores[m.ID] = m.Score
 	}
-	role := query.NewTermQuery("assistant")
-	role.SetField("role")
+	role, err := filter.Parse(`role = "assistant"`, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range []Search{
 		{Text: "deploy model", Size: 10, Since: base.Add(time.Hour)},
 		{Text: "deploy model", Size: 10, Before: base.Add(time.Hour)},
