@@ -55,7 +55,12 @@ const (
 
 // access is the state of an engine opened with [AccessShared].
 type access struct {
-	shared   bool
+	shared bool
+	// external is set on a backend (backend.go): writes take the
+	// backend's writer lock; nothing is reopened.
+	external bool
+	// unwatch stops the backend's change notifications.
+	unwatch  func()
 	lockWait time.Duration
 	onWait   func(string, time.Duration)
 	// writeEmbedder is set when the store lacks the embedder record; the
@@ -86,7 +91,7 @@ type writeLock struct {
 func (w *writeLock) Lock() {
 	w.mu.Lock()
 	e := w.e
-	if e == nil || !e.acc.shared || e.closed || e.st == nil {
+	if e == nil || !(e.acc.shared || e.acc.external) || e.closed || e.st == nil {
 		return
 	}
 	waited, err := e.st.LockWriter(context.Background())
@@ -105,7 +110,12 @@ func (w *writeLock) Lock() {
 // Unlock ends the write: the home's handles turn read-only again and the
 // writer lock is released.
 func (w *writeLock) Unlock() {
-	if e := w.e; e != nil && e.acc.shared {
+	if e := w.e; e != nil && e.acc.external {
+		if e.acc.writer && e.st != nil {
+			e.st.UnlockWriter()
+		}
+		e.acc.writer, e.acc.lockErr = false, nil
+	} else if e != nil && e.acc.shared {
 		if e.st != nil {
 			e.downgrade()
 			if e.acc.writer {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/huimemory/huimemory/core"
-	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
 	"github.com/huimemory/huimemory/core/vector"
 )
@@ -53,6 +52,10 @@ type Options struct {
 	// OnLockWait, when set, is told how long each write waited for the
 	// writer lock ("writer") and for readers to let go ("exclusive").
 	OnLockWait func(kind string, d time.Duration)
+	// Backend, when set, holds the store and the index instead of the
+	// home's files, shared with other processes (backend.go; issue 17).
+	// Access is then ignored. Transcripts are still written in the home.
+	Backend *Backend
 }
 
 // Engine is an open HuiMemory home. See the package documentation.
@@ -67,6 +70,8 @@ type Engine struct {
 	extNames   []string
 	logf       func(string, ...any)
 	vx         *vector.Index
+	// backend is Options.Backend (backend.go); nil for a home.
+	backend *Backend
 
 	// writeMu serialises writes: ingest, index sync, reindex. With
 	// [AccessShared] it also takes the home's writer lock (access.go).
@@ -76,7 +81,7 @@ type Engine struct {
 
 	// ixMu guards ix and stale; recalls hold it for reading.
 	ixMu  sync.RWMutex
-	ix    *index.Index
+	ix    Lexical
 	stale error // non-nil when the index is known to be behind the store
 
 	// lastRetry is when failed extractions were last retried; writeMu
@@ -133,6 +138,9 @@ func (e *Engine) open(ctx context.Context, cfg core.Config, opts Options) error 
 	lockWait := opts.LockWait
 	if lockWait == 0 {
 		lockWait = time.Second
+	}
+	if opts.Backend != nil {
+		return e.openBackend(ctx, opts, lockWait)
 	}
 	if opts.Access == AccessShared {
 		return e.openShared(ctx, opts, lockWait)
@@ -269,6 +277,10 @@ func (e *Engine) EmbedderInfo() core.EmbedderInfo { return e.info }
 // waits for writes in progress; Close is safe to call more than once.
 func (e *Engine) Close() error {
 	e.stopYield()
+	if e.acc.unwatch != nil {
+		e.acc.unwatch()
+		e.acc.unwatch = nil
+	}
 	e.writeMu.mu.Lock() // not Lock: closing takes no writer lock
 	defer e.writeMu.mu.Unlock()
 	e.ixMu.Lock()

@@ -117,7 +117,7 @@ func (r chunkRecord) Values(field string) []string {
 
 // filterAllow returns the set of chunks in the search's namespace and
 // window that match its filter, for the vector search.
-func (e *Engine) filterAllow(ctx context.Context, ix *index.Index, p params) (func(string) bool, error) {
+func (e *Engine) filterAllow(ctx context.Context, ix Lexical, p params) (func(string) bool, error) {
 	ids, err := ix.Matching(ctx, index.Search{NS: p.ns, Since: p.since, Before: p.before, Filter: p.filter.expr})
 	if err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func (e *Engine) filterAllow(ctx context.Context, ix *index.Index, p params) (fu
 // retriever.max_scan_weeks rounds. Each round keeps at most
 // retriever.per_week hits; the scan stops once it has k. Hits come back in
 // round order.
-func (e *Engine) progressive(ctx context.Context, ix *index.Index, q core.Query, plan *queryPlan, k int, res *core.Results) ([]cand, error) {
+func (e *Engine) progressive(ctx context.Context, ix Lexical, q core.Query, plan *queryPlan, k int, res *core.Results) ([]cand, error) {
 	r := e.cfg.Retriever
 	loc := plan.now.Location()
 	from, to := plan.scanFrom, plan.scanTo

@@ -13,7 +13,7 @@ import (
 // neighbours' text counting at the context weight. It reads the index's
 // document frequencies and postings, never the chunks' text.
 type relevance struct {
-	ix    *index.Index
+	ix    Lexical
 	terms []string
 	idf   []float64
 	total float64
@@ -22,7 +22,7 @@ type relevance struct {
 }
 
 // newRelevance prepares the relevance of chunks to text.
-func (e *Engine) newRelevance(ctx context.Context, ix *index.Index, text string) (*relevance, error) {
+func (e *Engine) newRelevance(ctx context.Context, ix Lexical, text string) (*relevance, error) {
 	r := &relevance{ix: ix, ctxW: min(*e.cfg.Retriever.ContextBoost, 1)}
 	seen := map[string]bool{}
 	for _, t := range ix.Analyze(text) {
@@ -83,7 +83,7 @@ const minFloorChunks = 500
 // returns none. (A floor on every hit, or on every hit at half the
 // floor, cost more recall than it saved: see docs/recall-quality.md.)
 // Without query text every candidate has relevance 1.
-func (e *Engine) withRelevance(ctx context.Context, ix *index.Index, text string, cands []cand, k int, floor float64) ([]cand, error) {
+func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, cands []cand, k int, floor float64) ([]cand, error) {
 	if text == "" {
 		for i := range cands {
 			cands[i].rel = 1
@@ -124,7 +124,7 @@ func (e *Engine) withRelevance(ctx context.Context, ix *index.Index, text string
 // the largest such sum), so that it stays in [0, 1]. A session that
 // matches the query in many turns lifts all of them, which helps
 // questions whose answer is spread over a conversation.
-func (e *Engine) sessionEvidence(ctx context.Context, ix *index.Index, ns string, pool []*cand, boost float64) error {
+func (e *Engine) sessionEvidence(ctx context.Context, ix Lexical, ns string, pool []*cand, boost float64) error {
 	if !slices.ContainsFunc(pool, func(c *cand) bool { return c.nb > 0 }) {
 		return nil // no BM25 evidence (or no query text): nothing to add
 	}

@@ -47,7 +47,7 @@ func (e *Engine) poolSize(k int, windowed bool) int {
 
 // search runs the hybrid search for one window and returns the fused
 // candidates, best first. The caller holds ixMu for reading.
-func (e *Engine) search(ctx context.Context, ix *index.Index, p params) ([]cand, error) {
+func (e *Engine) search(ctx context.Context, ix Lexical, p params) ([]cand, error) {
 	r := e.cfg.Retriever
 	bq := index.Search{Text: p.text, ContextBoost: *r.ContextBoost, ReplyBoost: *r.ReplyBoost, NS: p.ns, Since: p.since, Before: p.before, Size: p.pool}
 	if p.filter != nil {
@@ -103,7 +103,7 @@ func (pl *candPool) get(id string) *cand {
 }
 
 // addBM25 adds the BM25 search's candidates, with their scores and ranks.
-func (pl *candPool) addBM25(ctx context.Context, ix *index.Index, bq index.Search) error {
+func (pl *candPool) addBM25(ctx context.Context, ix Lexical, bq index.Search) error {
 	bm, err := ix.Search(ctx, bq)
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func (pl *candPool) addBM25(ctx context.Context, ix *index.Index, bq index.Searc
 // addVectors embeds the query and adds the cosine scan's candidates, with
 // their similarities and ranks. It returns the query vector, or nil when
 // the vector signal is off or there is no text.
-func (e *Engine) addVectors(ctx context.Context, ix *index.Index, p params, pl *candPool) ([]float32, error) {
+func (e *Engine) addVectors(ctx context.Context, ix Lexical, p params, pl *candPool) ([]float32, error) {
 	if p.text == "" || e.cfg.Retriever.VectorWeight <= 0 {
 		return nil, nil
 	}
@@ -147,7 +147,7 @@ func (e *Engine) addVectors(ctx context.Context, ix *index.Index, p params, pl *
 // fillSignals gives every candidate the signal that its list did not,
 // exactly: the BM25 score of those only the vectors found, and the cosine
 // (and time) of those only BM25 found.
-func (e *Engine) fillSignals(ctx context.Context, ix *index.Index, bq index.Search, qv []float32, pl *candPool) error {
+func (e *Engine) fillSignals(ctx context.Context, ix Lexical, bq index.Search, qv []float32, pl *candPool) error {
 	var needBM []string
 	for _, c := range pl.order {
 		if c.bm25 < 0 {
@@ -186,7 +186,7 @@ func (e *Engine) fillSignals(ctx context.Context, ix *index.Index, bq index.Sear
 // fuse normalises each signal within the pool to [0, 1] by min-max, adds
 // session-level evidence to the BM25 signal (see sessionEvidence), and
 // combines them: by weighted score (the default) or by reciprocal rank.
-func (e *Engine) fuse(ctx context.Context, ix *index.Index, ns string, pool []*cand) error {
+func (e *Engine) fuse(ctx context.Context, ix Lexical, ns string, pool []*cand) error {
 	if len(pool) == 0 {
 		return nil
 	}

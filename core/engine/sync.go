@@ -76,6 +76,9 @@ func (e *Engine) openIndex(ctx context.Context) error {
 
 func (e *Engine) repair(ctx context.Context, why string) error {
 	e.logf("huimem: the search index has diverged from the store: %s; rebuilding it", why)
+	if e.backend != nil {
+		return e.rebuildBackendIndex(ctx)
+	}
 	if e.ix != nil {
 		e.ix.Close()
 		e.ix = nil
@@ -254,8 +257,38 @@ func (e *Engine) rebuildIndex(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var gen uint64
-	total := 0
+	gen, total, err := e.fillIndex(ctx, ix)
+	if cerr := ix.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("rebuilding index: %w", err)
+	}
+	old := dir + ".old"
+	os.RemoveAll(old)
+	if err := os.Rename(dir, old); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("replacing index: %w", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("replacing index: %w", err)
+	}
+	os.RemoveAll(old)
+	nix, err := index.Open(dir)
+	if err != nil {
+		return err
+	}
+	e.ix = nix
+	if err := e.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) }); err != nil {
+		return err
+	}
+	e.logf("huimem: index rebuilt: %d chunks", total)
+	return nil
+}
+
+// fillIndex indexes every chunk of the store into ix, and records the
+// store's generation in it.
+func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total int, err error) {
 	err = e.st.View(func(tx *store.Tx) error {
 		gen = tx.Gen()
 		cache := docCache{} // issue 13
@@ -301,24 +334,18 @@ func (e *Engine) rebuildIndex(ctx context.Context) error {
 	if err == nil {
 		err = ix.Apply(nil, nil, gen)
 	}
-	if cerr := ix.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.RemoveAll(tmp)
+	return gen, total, err
+}
+
+// rebuildBackendIndex empties the backend's index and fills it again
+// from the store. The caller holds the write lock.
+func (e *Engine) rebuildBackendIndex(ctx context.Context) error {
+	if err := e.backend.Index.Reset(); err != nil {
 		return fmt.Errorf("rebuilding index: %w", err)
 	}
-	old := dir + ".old"
-	os.RemoveAll(old)
-	if err := os.Rename(dir, old); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("replacing index: %w", err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return fmt.Errorf("replacing index: %w", err)
-	}
-	os.RemoveAll(old)
-	if e.ix, err = index.Open(dir); err != nil {
-		return err
+	gen, total, err := e.fillIndex(ctx, e.backend.Index)
+	if err != nil {
+		return fmt.Errorf("rebuilding index: %w", err)
 	}
 	if err := e.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) }); err != nil {
 		return err
@@ -329,7 +356,7 @@ func (e *Engine) rebuildIndex(ctx context.Context) error {
 
 // indexReady returns the index for a recall, or why it cannot be used. The
 // caller must hold ixMu for reading.
-func (e *Engine) indexReady() (*index.Index, error) {
+func (e *Engine) indexReady() (Lexical, error) {
 	if e.closed {
 		return nil, core.ErrClosed
 	}

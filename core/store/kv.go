@@ -109,3 +109,20 @@ type boltBucket struct{ *bolt.Bucket }
 func (b boltBucket) Cursor() Cursor { return b.Bucket.Cursor() }
 func (b boltBucket) KeyN() int      { return b.Bucket.Stats().KeyN }
 
+
+// BoltKV is a bbolt database as a [KV], for copying a home's store
+// elsewhere and for tests that compare another KV with bbolt.
+type BoltKV struct{ DB *bolt.DB }
+
+// View runs fn in a bbolt read transaction.
+func (b BoltKV) View(fn func(KVTx) error) error {
+	return b.DB.View(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+}
+
+// Update runs fn in a bbolt write transaction.
+func (b BoltKV) Update(fn func(KVTx) error) error {
+	return b.DB.Update(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+}
+
+// Close closes the database.
+func (b BoltKV) Close() error { return b.DB.Close() }

@@ -1,0 +1,127 @@
+package engine
+
+// An engine on a backend (issue 17): the store and the full-text index
+// live outside the home, in storage that several processes on several
+// machines share (the PostgreSQL backend, core/postgres). The engine runs
+// the same code on it as on a home; what differs is gathered here:
+//
+//   - Writes take the backend's writer lock (store.WriterLocker) for the
+//     whole write section, as a shared home takes its lock file, so ids,
+//     anchors and the outbox see one writer at a time across servers.
+//   - The index is the backend's, transactional and shared: nothing is
+//     reopened. A write that a crash interrupted after its store commit
+//     leaves its chunks in the outbox; the next writer, on any server,
+//     indexes them first (catchUp).
+//   - Per-process caches of what other servers change are kept fresh by
+//     the backend's notifications (Backend.Watch).
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/huimemory/huimemory/core/store"
+)
+
+// Backend is storage outside the home's files, handed to [Open] in
+// [Options.Backend].
+type Backend struct {
+	// Name names the backend in messages and stats, such as "postgres".
+	Name string
+	// Store holds the records (see store.OpenKV). The engine closes it.
+	Store *store.Store
+	// Index is the full-text index over Store's chunks. The engine
+	// closes it.
+	Index BackendIndex
+	// Watch, when set, starts delivering other processes' changes of
+	// vectors to inv until the returned stop is called.
+	Watch func(ctx context.Context, inv Invalidator) (stop func(), err error)
+}
+
+// BackendIndex is a [Lexical] index that can be emptied for a rebuild.
+type BackendIndex interface {
+	Lexical
+	// Reset removes every document and sets the generation to 0.
+	Reset() error
+}
+
+// Invalidator is told which cached vectors another process changed:
+// those of namespace ns in the ISO week holding t, or all of them.
+type Invalidator interface {
+	Invalidate(ns string, t time.Time)
+	Reset()
+}
+
+// openBackend opens the engine on opts.Backend.
+func (e *Engine) openBackend(ctx context.Context, opts Options, lockWait time.Duration) error {
+	b := opts.Backend
+	if b.Store == nil || b.Index == nil {
+		return fmt.Errorf("engine: Options.Backend needs a Store and an Index")
+	}
+	e.backend = b
+	e.acc = access{external: true, lockWait: lockWait, onWait: opts.OnLockWait}
+	e.st, e.ix = b.Store, b.Index
+	if err := e.checkEmbedder(ctx, opts.AllowEmbedderChange); err != nil {
+		return err
+	}
+	e.vx = e.newVectors()
+	if b.Watch != nil {
+		stop, err := b.Watch(context.Background(), e.vx)
+		if err != nil {
+			return fmt.Errorf("watching %s for changes: %w", b.Name, err)
+		}
+		e.acc.unwatch = stop
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if e.acc.lockErr != nil {
+		return e.acc.lockErr
+	}
+	if err := e.catchUp(ctx); err != nil {
+		return err
+	}
+	if err := e.writeTranscripts(ctx); err != nil {
+		return err
+	}
+	if _, _, err := e.finishForget(ctx); err != nil {
+		return fmt.Errorf("finishing an interrupted forget: %w", err)
+	}
+	return nil
+}
+
+// catchUp brings the backend's index in step with its store: it indexes
+// what the outbox holds (a writer on another server may have died between
+// its commit and its index update) and rebuilds the index when it has
+// diverged. The caller holds the write lock.
+func (e *Engine) catchUp(ctx context.Context) error {
+	var gen, cleared uint64
+	var chunks, outbox int
+	e.st.View(func(tx *store.Tx) error {
+		gen, cleared = tx.Gen(), tx.OutboxCleared()
+		chunks, _ = tx.Counts()
+		outbox = tx.OutboxLen()
+		return nil
+	})
+	igen, err := e.ix.Gen()
+	if err != nil {
+		return fmt.Errorf("reading the index's generation: %w", err)
+	}
+	switch {
+	case igen > gen:
+		return e.repair(ctx, fmt.Sprintf("it is ahead of the store (generation %d > %d)", igen, gen))
+	case igen < gen && igen < cleared:
+		return e.repair(ctx, fmt.Sprintf("it is behind the store (generation %d < %d) by more than the outbox holds", igen, gen))
+	case igen < gen || outbox > 0:
+		if err := e.applyOutbox(ctx); err != nil {
+			return e.repair(ctx, fmt.Sprintf("catching up failed (%v)", err))
+		}
+	}
+	n, err := e.ix.Count()
+	if err != nil {
+		return fmt.Errorf("counting the index's documents: %w", err)
+	}
+	if int(n) != chunks {
+		return e.repair(ctx, fmt.Sprintf("it holds %d chunks but the store holds %d", n, chunks))
+	}
+	return nil
+}

@@ -1,0 +1,464 @@
+package postgres
+
+// KV is core/store's key-value interface on two tables (migration 4):
+// kv_buckets (name, seq) and kv (bucket, key, value). The engine's store
+// runs on it unchanged, so both backends share one definition of every
+// record, id and anchor (issue 17).
+//
+//   - View is a REPEATABLE READ, READ ONLY transaction: one snapshot, as a
+//     bbolt read transaction.
+//   - Update is a READ COMMITTED transaction that first takes a
+//     transaction-level advisory lock, so store writes from every server
+//     commit one at a time and each sees all the others' commits, as
+//     bbolt's single writer does. Writes are queued and sent in one
+//     pipelined batch before the next read and at commit.
+//   - LockWriter is the engine's writer lock across servers: a
+//     session-level advisory lock held on a connection of its own for
+//     the whole write section. A server that dies loses its connection,
+//     and PostgreSQL releases the lock.
+//   - Notify queues pg_notify calls, delivered at commit.
+//
+// bbolt's methods return no error for reads; here a failed query makes
+// the transaction fail: the first error is kept and returned by View or
+// Update, whatever fn returned, and reads after it return nothing.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/store"
+)
+
+// Advisory lock keys (one 64-bit key space per database).
+const (
+	// writerLockKey is the engine's writer lock (KV.LockWriter).
+	writerLockKey int64 = 0x6875696d656d0001 // "huimem" 1
+	// storeTxLockKey serialises store write transactions.
+	storeTxLockKey int64 = 0x6875696d656d0002
+)
+
+// maxQueued is how many queued writes are sent at once.
+const maxQueued = 2000
+
+// KV is the store's key-value interface on the database. It is safe for
+// concurrent use.
+type KV struct {
+	db *DB
+	// lock is the connection that holds the writer lock, if held.
+	lock *pgxpool.Conn
+}
+
+var (
+	_ store.KV           = (*KV)(nil)
+	_ store.WriterLocker = (*KV)(nil)
+	_ store.Notifier     = (*KV)(nil)
+)
+
+// KV returns the database's key-value store; open a store on it with
+// store.OpenKV.
+func (db *DB) KV() *KV { return &KV{db: db} }
+
+// Close releases the writer lock if this KV holds it; the pool belongs to
+// the DB.
+func (k *KV) Close() error {
+	k.UnlockWriter()
+	return nil
+}
+
+// View runs fn in a read-only snapshot.
+func (k *KV) View(fn func(store.KVTx) error) error {
+	return k.run(false, fn)
+}
+
+// Update runs fn in a write transaction.
+func (k *KV) Update(fn func(store.KVTx) error) error {
+	return k.run(true, fn)
+}
+
+func (k *KV) run(write bool, fn func(store.KVTx) error) error {
+	ctx := context.Background()
+	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	if write {
+		opts = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
+	}
+	ptx, err := k.db.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("postgres: beginning a store transaction: %w", err)
+	}
+	defer ptx.Rollback(ctx)
+	t := &kvTx{ctx: ctx, tx: ptx, write: write}
+	if write {
+		if _, err := ptx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, storeTxLockKey); err != nil {
+			return fmt.Errorf("postgres: locking the store: %w", err)
+		}
+	}
+	if err := t.loadBuckets(); err != nil {
+		return err
+	}
+	ferr := fn(t)
+	if t.err != nil {
+		return t.err
+	}
+	if ferr != nil {
+		return ferr
+	}
+	if !write {
+		return nil
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	for _, n := range t.notes {
+		if _, err := ptx.Exec(ctx, `SELECT pg_notify($1, $2)`, n[0], n[1]); err != nil {
+			return fmt.Errorf("postgres: notifying: %w", err)
+		}
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		return fmt.Errorf("postgres: committing a store transaction: %w", err)
+	}
+	return nil
+}
+
+// Notify queues pg_notify(channel, payload) in tx, sent when it commits.
+func (k *KV) Notify(tx store.KVTx, channel, payload string) error {
+	t, ok := tx.(*kvTx)
+	if !ok || !t.write {
+		return errors.New("postgres: Notify needs a write transaction of this KV")
+	}
+	t.notes = append(t.notes, [2]string{channel, payload})
+	return nil
+}
+
+// LockWriter takes the writer lock, waiting at most wait for the server
+// that holds it, and returns how long it waited.
+func (k *KV) LockWriter(ctx context.Context, wait time.Duration) (time.Duration, error) {
+	start := time.Now()
+	conn, err := k.db.pool.Acquire(ctx)
+	if err != nil {
+		return time.Since(start), fmt.Errorf("postgres: taking the writer lock: %w", err)
+	}
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		var ok bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, writerLockKey).Scan(&ok); err != nil {
+			conn.Release()
+			return time.Since(start), fmt.Errorf("postgres: taking the writer lock: %w", err)
+		}
+		if ok {
+			k.lock = conn
+			return time.Since(start), nil
+		}
+		if time.Since(start) >= wait {
+			conn.Release()
+			return time.Since(start), fmt.Errorf("%w: another server is writing to this database; waited %s for it (storage.lock_wait); try again later or raise storage.lock_wait",
+				core.ErrLocked, wait.Round(time.Millisecond))
+		}
+		select {
+		case <-ctx.Done():
+			conn.Release()
+			return time.Since(start), ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+}
+
+// UnlockWriter releases the writer lock.
+func (k *KV) UnlockWriter() {
+	if k.lock == nil {
+		return
+	}
+	conn := k.lock
+	k.lock = nil
+	if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, writerLockKey); err != nil {
+		// The lock is the connection's: closing it releases the lock.
+		conn.Hijack().Close(context.Background())
+		return
+	}
+	conn.Release()
+}
+
+// kvTx is a transaction of KV.
+type kvTx struct {
+	ctx     context.Context
+	tx      pgx.Tx
+	write   bool
+	buckets map[string]bool
+	queue   pgx.Batch
+	notes   [][2]string
+	err     error
+}
+
+func (t *kvTx) fail(err error) {
+	if t.err == nil {
+		t.err = err
+	}
+}
+
+func (t *kvTx) loadBuckets() error {
+	rows, err := t.tx.Query(t.ctx, `SELECT name FROM kv_buckets`)
+	if err != nil {
+		return fmt.Errorf("postgres: reading buckets: %w", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return fmt.Errorf("postgres: reading buckets: %w", err)
+	}
+	t.buckets = make(map[string]bool, len(names))
+	for _, n := range names {
+		t.buckets[string(n)] = true
+	}
+	return nil
+}
+
+// exec queues a write.
+func (t *kvTx) exec(sql string, args ...any) error {
+	if t.err != nil {
+		return t.err
+	}
+	if !t.write {
+		return errors.New("postgres: write in a read-only store transaction")
+	}
+	t.queue.Queue(sql, args...)
+	if t.queue.Len() >= maxQueued {
+		return t.flush()
+	}
+	return nil
+}
+
+// flush sends the queued writes.
+func (t *kvTx) flush() error {
+	if t.err != nil || t.queue.Len() == 0 {
+		return t.err
+	}
+	q := t.queue
+	t.queue = pgx.Batch{}
+	if err := t.tx.SendBatch(t.ctx, &q).Close(); err != nil {
+		t.fail(fmt.Errorf("postgres: writing the store: %w", err))
+	}
+	return t.err
+}
+
+func (t *kvTx) Writable() bool { return t.write }
+
+func (t *kvTx) Bucket(name []byte) store.Bucket {
+	if !t.buckets[string(name)] {
+		return nil
+	}
+	return &kvBucket{t: t, name: bytes.Clone(name)}
+}
+
+func (t *kvTx) CreateBucket(name []byte) (store.Bucket, error) {
+	if t.buckets[string(name)] {
+		return nil, fmt.Errorf("postgres: bucket %q already exists", name)
+	}
+	return t.CreateBucketIfNotExists(name)
+}
+
+func (t *kvTx) CreateBucketIfNotExists(name []byte) (store.Bucket, error) {
+	if !t.buckets[string(name)] {
+		if err := t.exec(`INSERT INTO kv_buckets (name) VALUES ($1) ON CONFLICT DO NOTHING`, bytes.Clone(name)); err != nil {
+			return nil, err
+		}
+		t.buckets[string(name)] = true
+	}
+	return &kvBucket{t: t, name: bytes.Clone(name)}, nil
+}
+
+func (t *kvTx) DeleteBucket(name []byte) error {
+	if !t.buckets[string(name)] {
+		return fmt.Errorf("postgres: bucket %q: %w", name, core.ErrNotFound)
+	}
+	n := bytes.Clone(name)
+	if err := t.exec(`DELETE FROM kv WHERE bucket = $1`, n); err != nil {
+		return err
+	}
+	if err := t.exec(`DELETE FROM kv_buckets WHERE name = $1`, n); err != nil {
+		return err
+	}
+	delete(t.buckets, string(name))
+	return nil
+}
+
+func (t *kvTx) ForEachBucket(fn func([]byte) error) error {
+	names := make([]string, 0, len(t.buckets))
+	for n := range t.buckets {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if err := fn([]byte(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kvBucket is one bucket of a kvTx.
+type kvBucket struct {
+	t    *kvTx
+	name []byte
+}
+
+func (b *kvBucket) Get(key []byte) []byte {
+	t := b.t
+	if t.flush() != nil {
+		return nil
+	}
+	var v []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT value FROM kv WHERE bucket = $1 AND key = $2`, b.name, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		t.fail(fmt.Errorf("postgres: reading bucket %q: %w", b.name, err))
+		return nil
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v
+}
+
+func (b *kvBucket) Put(key, value []byte) error {
+	if len(key) == 0 {
+		return errors.New("postgres: empty key")
+	}
+	v := bytes.Clone(value)
+	if v == nil {
+		v = []byte{}
+	}
+	return b.t.exec(`INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)
+		ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`, b.name, bytes.Clone(key), v)
+}
+
+func (b *kvBucket) Delete(key []byte) error {
+	return b.t.exec(`DELETE FROM kv WHERE bucket = $1 AND key = $2`, b.name, bytes.Clone(key))
+}
+
+func (b *kvBucket) Cursor() store.Cursor { return &kvCursor{b: b} }
+
+func (b *kvBucket) ForEach(fn func(k, v []byte) error) error {
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return b.t.err
+}
+
+func (b *kvBucket) NextSequence() (uint64, error) {
+	t := b.t
+	if err := t.flush(); err != nil {
+		return 0, err
+	}
+	var n int64
+	if err := t.tx.QueryRow(t.ctx, `UPDATE kv_buckets SET seq = seq + 1 WHERE name = $1 RETURNING seq`, b.name).Scan(&n); err != nil {
+		t.fail(fmt.Errorf("postgres: bucket %q sequence: %w", b.name, err))
+		return 0, t.err
+	}
+	return uint64(n), nil
+}
+
+func (b *kvBucket) KeyN() int {
+	t := b.t
+	if t.flush() != nil {
+		return 0
+	}
+	var n int
+	if err := t.tx.QueryRow(t.ctx, `SELECT count(*) FROM kv WHERE bucket = $1`, b.name).Scan(&n); err != nil {
+		t.fail(fmt.Errorf("postgres: counting bucket %q: %w", b.name, err))
+		return 0
+	}
+	return n
+}
+
+// kvCursor walks a bucket in pages, each a query from the last key seen;
+// pages grow from 64 to 1024 rows so that a short walk reads little and a
+// long one makes few round trips.
+type kvCursor struct {
+	b      *kvBucket
+	page   []kvRow
+	i      int
+	last   []byte // the last key of the page; nil before any
+	more   bool   // the page was full: there may be more rows
+	pageSz int
+}
+
+type kvRow struct{ k, v []byte }
+
+func (c *kvCursor) First() ([]byte, []byte) { return c.fetch(nil, true) }
+
+func (c *kvCursor) Seek(seek []byte) ([]byte, []byte) { return c.fetch(seek, true) }
+
+func (c *kvCursor) Next() ([]byte, []byte) {
+	c.i++
+	if c.i < len(c.page) {
+		r := c.page[c.i]
+		return r.k, r.v
+	}
+	if !c.more {
+		c.page, c.i = nil, 0
+		return nil, nil
+	}
+	return c.fetch(c.last, false)
+}
+
+// fetch reads a page of keys >= from (inclusive) or > from.
+func (c *kvCursor) fetch(from []byte, inclusive bool) ([]byte, []byte) {
+	t := c.b.t
+	c.page, c.i, c.more = nil, 0, false
+	if t.flush() != nil {
+		return nil, nil
+	}
+	switch {
+	case inclusive:
+		c.pageSz = 64
+	case c.pageSz < 1024:
+		c.pageSz *= 2
+	}
+	op := ">"
+	if inclusive {
+		op = ">="
+	}
+	if from == nil {
+		from = []byte{}
+		op = ">="
+	}
+	rows, err := t.tx.Query(t.ctx, `SELECT key, value FROM kv WHERE bucket = $1 AND key `+op+` $2 ORDER BY key LIMIT $3`,
+		c.b.name, from, c.pageSz)
+	if err != nil {
+		t.fail(fmt.Errorf("postgres: reading bucket %q: %w", c.b.name, err))
+		return nil, nil
+	}
+	for rows.Next() {
+		var r kvRow
+		if err := rows.Scan(&r.k, &r.v); err != nil {
+			rows.Close()
+			t.fail(fmt.Errorf("postgres: reading bucket %q: %w", c.b.name, err))
+			return nil, nil
+		}
+		if r.v == nil {
+			r.v = []byte{}
+		}
+		c.page = append(c.page, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		t.fail(fmt.Errorf("postgres: reading bucket %q: %w", c.b.name, err))
+		return nil, nil
+	}
+	if len(c.page) == 0 {
+		return nil, nil
+	}
+	c.more = len(c.page) == c.pageSz
+	c.last = c.page[len(c.page)-1].k
+	return c.page[0].k, c.page[0].v
+}
