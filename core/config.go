@@ -76,6 +76,36 @@ type StorageConfig struct {
 	// write to the home (the writer lock, and readers letting go); 0
 	// means the default, 30s. See docs/concurrency.md.
 	LockWait time.Duration `mapstructure:"lock_wait" json:"lock_wait" yaml:"lock_wait"`
+	// Backend is where the store and the search index live: "embedded"
+	// (the default: files in Home) or "postgres" (a PostgreSQL database
+	// that any number of servers share; Home then keeps only transcripts
+	// and caches). See docs/postgres.md.
+	Backend string `mapstructure:"backend" json:"backend" yaml:"backend"`
+	// Postgres configures the "postgres" backend.
+	Postgres PostgresConfig `mapstructure:"postgres" json:"postgres" yaml:"postgres"`
+}
+
+// Storage backends.
+const (
+	BackendEmbedded = "embedded"
+	BackendPostgres = "postgres"
+)
+
+// PostgresConfig is storage.postgres: the PostgreSQL backend.
+type PostgresConfig struct {
+	// DSN is a libpq connection string or URL, such as
+	// "postgres://huimem@db.internal:5432/huimem?sslmode=verify-full".
+	// Keep passwords out of the file: libpq's PGPASSWORD and ~/.pgpass
+	// work, and so does HUIMEM_STORAGE_POSTGRES_DSN.
+	DSN string `mapstructure:"dsn" json:"dsn" yaml:"dsn"`
+	// MaxConns bounds the connection pool; 0 means 16.
+	MaxConns int32 `mapstructure:"max_conns" json:"max_conns" yaml:"max_conns"`
+	// NoMigrate opens the database without applying missing schema
+	// migrations; opening then fails when the schema is behind.
+	NoMigrate bool `mapstructure:"no_migrate" json:"no_migrate" yaml:"no_migrate"`
+	// TxRetries is how many times a transaction that failed on a
+	// serialization failure or a deadlock is run again; 0 means 5.
+	TxRetries int `mapstructure:"tx_retries" json:"tx_retries" yaml:"tx_retries"`
 }
 
 // DefaultLockWait is the default of storage.lock_wait.
@@ -243,6 +273,15 @@ func (c *Config) SetDefaults() {
 	if c.Storage.CacheMaxMB == 0 {
 		c.Storage.CacheMaxMB = 1024
 	}
+	if c.Storage.Backend == "" {
+		c.Storage.Backend = BackendEmbedded
+	}
+	if c.Storage.Postgres.MaxConns == 0 {
+		c.Storage.Postgres.MaxConns = 16
+	}
+	if c.Storage.Postgres.TxRetries == 0 {
+		c.Storage.Postgres.TxRetries = 5
+	}
 	if c.Storage.LockWait == 0 {
 		c.Storage.LockWait = DefaultLockWait
 	}
@@ -367,6 +406,18 @@ func (c *Config) Validate() error {
 	}
 	if c.Storage.Home == "" {
 		bad("storage.home", "must be set")
+	}
+	switch c.Storage.Backend {
+	case BackendEmbedded:
+	case BackendPostgres:
+		if c.Storage.Postgres.DSN == "" {
+			bad("storage.postgres.dsn", "is empty; the postgres backend needs a database to connect to")
+		}
+	default:
+		bad("storage.backend", "%q is not embedded or postgres", c.Storage.Backend)
+	}
+	if c.Storage.Postgres.MaxConns < 0 || c.Storage.Postgres.TxRetries < 0 {
+		bad("storage.postgres", "max_conns and tx_retries must not be negative")
 	}
 	if c.Storage.CacheTTLHours < 0 {
 		bad("storage.cache_ttl_hours", "must not be negative")

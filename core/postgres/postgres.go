@@ -11,35 +11,26 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/postgres/migrations"
 )
 
 // Config is the PostgreSQL backend's configuration: storage.postgres in
 // the engine's configuration file.
-type Config struct {
-	// DSN is a libpq connection string or URL, such as
-	// "postgres://huimem@db.internal:5432/huimem?sslmode=verify-full".
-	DSN string `mapstructure:"dsn" json:"dsn" yaml:"dsn"`
-	// MaxConns bounds the pool; 0 means pgxpool's default (4, or the
-	// number of CPUs if larger).
-	MaxConns int32 `mapstructure:"max_conns" json:"max_conns" yaml:"max_conns"`
-	// NoMigrate opens the database without applying missing migrations;
-	// Open then fails when the schema is behind.
-	NoMigrate bool `mapstructure:"no_migrate" json:"no_migrate" yaml:"no_migrate"`
-	// TxRetries is how many times a transaction that failed on a
-	// serialization failure or a deadlock is run again; 0 means 5.
-	TxRetries int `mapstructure:"tx_retries" json:"tx_retries" yaml:"tx_retries"`
-}
+type Config = core.PostgresConfig
 
-// SetDefaults fills the zero fields.
-func (c *Config) SetDefaults() {
+// setDefaults fills the zero fields of c.
+func setDefaults(c *Config) {
 	if c.TxRetries == 0 {
 		c.TxRetries = 5
 	}
+	if c.MaxConns == 0 {
+		c.MaxConns = 16
+	}
 }
 
-// Validate checks the configuration.
-func (c *Config) Validate() error {
+// Validate checks a configuration, the DSN included.
+func Validate(c Config) error {
 	if c.DSN == "" {
 		return errors.New("postgres: storage.postgres.dsn is empty")
 	}
@@ -66,8 +57,8 @@ type DB struct {
 // Open connects to the database, applies the missing migrations (unless
 // cfg.NoMigrate) and detects the pgvector extension.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
-	cfg.SetDefaults()
-	if err := cfg.Validate(); err != nil {
+	setDefaults(&cfg)
+	if err := Validate(cfg); err != nil {
 		return nil, err
 	}
 	pc, err := pgxpool.ParseConfig(cfg.DSN)
@@ -154,4 +145,11 @@ func (db *DB) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
 		}
 	}
 	return fmt.Errorf("postgres: gave up after %d retries: %w", db.cfg.TxRetries, err)
+}
+
+// Name names the database for messages: host, port and database, never
+// the password.
+func (db *DB) Name() string {
+	c := db.pool.Config().ConnConfig
+	return fmt.Sprintf("%s on %s:%d", c.Database, c.Host, c.Port)
 }

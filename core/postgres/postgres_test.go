@@ -30,7 +30,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{DSN: "postgres://u@localhost:notaport/db"}, false},
 		{Config{DSN: "postgres://u@localhost/db", MaxConns: -1}, false},
 	} {
-		if err := tc.cfg.Validate(); (err == nil) != tc.okay {
+		if err := Validate(tc.cfg); (err == nil) != tc.okay {
 			t.Errorf("Validate(%+v) = %v, want ok=%v", tc.cfg, err, tc.okay)
 		}
 	}

@@ -17,8 +17,9 @@ import (
 )
 
 // VectorChannel is the LISTEN/NOTIFY channel on which the database
-// announces vector changes (migration 3's triggers).
-const VectorChannel = "huimem_vectors"
+// announces vector changes: the engine's store (store.VectorChannel) and
+// migration 3's triggers on the vectors table.
+const VectorChannel = store.VectorChannel
 
 // PutVectorTx stores a chunk's vector (L2-normalised float32s) inside tx;
 // t is the chunk's time. The servers' caches hear of it when tx commits.
@@ -176,10 +177,7 @@ func (w *Watcher) run(ctx context.Context, db *DB, conn *pgx.Conn, inv Invalidat
 }
 
 // change is one element of a notification's payload.
-type change struct {
-	NS string    `json:"ns"`
-	T  time.Time `json:"t"`
-}
+type change = store.VectorChange
 
 func (w *Watcher) apply(payload string, inv Invalidator) {
 	var cs []change

@@ -62,8 +62,8 @@ const (
 type Store struct {
 	// mu guards db against the swap in [Store.Compact] and the re-opens
 	// of shared access (issue 16): every transaction holds it for reading.
-	mu   sync.RWMutex
-	db   *bolt.DB
+	mu sync.RWMutex
+	db *bolt.DB
 	// kv, when set, holds the buckets instead of db (OpenKV).
 	kv   KV
 	path string
@@ -272,6 +272,9 @@ func (s *Store) Update(fn func(*Tx) error) error {
 		if err := fn(t); err != nil {
 			return err
 		}
+		if err := t.noteVectors(); err != nil {
+			return err
+		}
 		return t.flush()
 	}
 	if s.kv != nil {
@@ -290,10 +293,13 @@ func (s *Store) unusable() error {
 // Tx is a store transaction.
 type Tx struct {
 	tx     KVTx
-	kv     KV // nil in a home
+	kv     KV       // nil in a home
 	buf    writeBuf // pending writes to the buffered buckets
 	gen    uint64   // generation of this write, set by BumpGen
 	bumped bool
+	// vecReset is set when the transaction removes every vector
+	// (DeleteAllVectors), for noteVectors.
+	vecReset bool
 }
 
 func (t *Tx) b(name []byte) Bucket { return t.tx.Bucket(name) }
