@@ -66,7 +66,7 @@ func (e *Engine) openBackend(ctx context.Context, opts Options, lockWait time.Du
 	}
 	e.vx = e.newVectors()
 	if b.Watch != nil {
-		stop, err := b.Watch(context.Background(), e.vx)
+		stop, err := b.Watch(context.Background(), cacheInvalidator{e})
 		if err != nil {
 			return fmt.Errorf("watching %s for changes: %w", b.Name, err)
 		}

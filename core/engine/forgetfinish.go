@@ -124,6 +124,18 @@ func (e *Engine) finishForget(ctx context.Context) ([]string, store.CompactStats
 		}
 	}
 	e.removeEmptyWeeks(p.NS)
+	if e.backend != nil {
+		// Nothing lingers in the backend's index; the other servers drop
+		// their caches of vectors and of sealed weeks.
+		views.clear()
+		e.weekCache().Clear()
+		return resealed, cs, e.st.Update(func(tx *store.Tx) error {
+			if err := tx.Notify(store.VectorChannel, `"reset"`); err != nil {
+				return err
+			}
+			return tx.DeleteMeta(forgetPendingKey)
+		})
+	}
 	// The index: deleted documents linger in its segments.
 	e.ixMu.Lock()
 	if e.ix != nil {

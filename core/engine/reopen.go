@@ -54,6 +54,9 @@ func (e *Engine) reopenFor(ns, session string) error {
 		return err
 	}
 	for _, w := range open {
+		if e.backend != nil {
+			break // no archive files beside open weeks
+		}
 		arch := filepath.Join(e.sessionsRoot(), filepath.FromSlash(archive.ArchiveFile(ns, w)))
 		if err := os.Remove(arch); err == nil {
 			e.logf("huimem: removed %s, left by an interrupted seal; week %s is open", arch, w)
@@ -72,6 +75,9 @@ func (e *Engine) reopenFor(ns, session string) error {
 // reopenWeek turns a sealed week back into loose files and stored text.
 // The caller holds writeMu (or is Open).
 func (e *Engine) reopenWeek(w weekRef) error {
+	if e.backend != nil {
+		return e.reopenWeekBackend(w)
+	}
 	var wk *store.Week
 	if err := e.st.View(func(tx *store.Tx) (err error) { wk, err = tx.Week(w.ns, w.week); return err }); err != nil || wk == nil {
 		return err

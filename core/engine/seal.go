@@ -198,6 +198,9 @@ func (e *Engine) sealLocked(ctx context.Context, opts SealOptions, auto bool) ([
 // week the store already records as sealed has only its leftover loose
 // files checked and removed (finishSeal).
 func (e *Engine) sealWeek(w weekRef, sessions []*store.Session) (*WeekInfo, error) {
+	if e.backend != nil {
+		return e.sealWeekBackend(w, sessions)
+	}
 	wk, err := e.storedWeek(w)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -25,11 +24,7 @@ var (
 // weekCache returns the cache of decompressed weeks
 // (storage.cache_dir, default <home>/cache).
 func (e *Engine) weekCache() *archive.Cache {
-	dir := e.cfg.Storage.CacheDir
-	if dir == "" {
-		dir = filepath.Join(e.home, "cache")
-	}
-	dir, _ = filepath.Abs(dir)
+	dir := e.cacheDir()
 	cachesMu.Lock()
 	defer cachesMu.Unlock()
 	c := caches[dir]
@@ -90,7 +85,10 @@ func (e *Engine) sealedView(tx *store.Tx, ns, session string) (*sealedView, erro
 			seqs = append(seqs, sm.Seq)
 		}
 	}
-	arch := filepath.Join(e.sessionsRoot(), filepath.FromSlash(wk.Archive))
+	arch, err := e.archivePath(tx, wk)
+	if err != nil {
+		return nil, err
+	}
 	data, err := e.weekCache().ReadFile(arch, wk.SHA256, rec.File)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +94,9 @@ func (e *Engine) writeTranscripts(ctx context.Context) error {
 	if len(list) == 0 {
 		return nil
 	}
+	if e.backend != nil {
+		return e.storeTranscripts(ctx, list, gens)
+	}
 	var written []string
 	var unstale [][2]string
 	for _, s := range list {
@@ -138,6 +142,85 @@ func (e *Engine) writeTranscripts(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// storeTranscripts is writeTranscripts on a backend: the transcripts of
+// the dirty sessions are rendered and stored in the store, in the
+// transaction that takes the sessions off the queue. A session that no
+// longer exists (forgotten, or emptied by a replace) loses its
+// transcript.
+func (e *Engine) storeTranscripts(ctx context.Context, list [][2]string, gens []uint64) error {
+	type rendered struct {
+		file string
+		data []byte
+	}
+	out := make([]*rendered, len(list))
+	for i, s := range list {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := e.reopenFor(s[0], s[1]); err != nil {
+			return err
+		}
+		sess, data, _, err := e.renderTranscript(s[0], s[1])
+		if err != nil {
+			return fmt.Errorf("rendering transcript of session %q: %w", s[1], err)
+		}
+		if sess != nil {
+			out[i] = &rendered{sess.File, data}
+		}
+	}
+	return e.st.Update(func(tx *store.Tx) error {
+		for i, s := range list {
+			var err error
+			if r := out[i]; r != nil {
+				err = tx.PutTranscript(s[0], s[1], r.file, r.data)
+			} else {
+				err = tx.DeleteTranscript(s[0], s[1])
+			}
+			if err != nil {
+				return err
+			}
+			if err := tx.ClearDirtySession(s[0], s[1], gens[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Transcript returns a session's markdown transcript and its path under
+// the sessions folder, as the engine last wrote it: from the home's
+// sessions/ folder, or from the backend's store. It fails with
+// core.ErrNotFound when there is none.
+func (e *Engine) Transcript(ctx context.Context, ns, session string) (file string, data []byte, err error) {
+	err = e.st.View(func(tx *store.Tx) error {
+		if e.backend != nil {
+			var ok bool
+			var err error
+			if file, data, ok, err = tx.Transcript(ns, session); err != nil || ok {
+				return err
+			}
+			return fmt.Errorf("transcript of session %q: %w", session, core.ErrNotFound)
+		}
+		sess, err := tx.Session(ns, session)
+		if err != nil {
+			return err
+		}
+		if sess == nil {
+			return fmt.Errorf("transcript of session %q: %w", session, core.ErrNotFound)
+		}
+		file = sess.File
+		return nil
+	})
+	if err != nil || e.backend != nil {
+		return file, data, err
+	}
+	data, err = os.ReadFile(filepath.Join(e.sessionsRoot(), filepath.FromSlash(file)))
+	if errors.Is(err, fs.ErrNotExist) {
+		err = fmt.Errorf("transcript of session %q: %w", session, core.ErrNotFound)
+	}
+	return file, data, err
 }
 
 // writeTranscript renders one session's transcript into place and removes

@@ -78,6 +78,12 @@ func (e *Engine) VerifyArchives(ctx context.Context) ([]ArchiveCheck, error) {
 
 func (e *Engine) verifyOne(w weekRef, rel string, wk *store.Week, c *ArchiveCheck) error {
 	p := filepath.Join(e.sessionsRoot(), filepath.FromSlash(rel))
+	if e.backend != nil && wk != nil {
+		// The stored archive, through a checked local copy.
+		if err := e.st.View(func(tx *store.Tx) (err error) { p, err = e.archivePath(tx, wk); return err }); err != nil {
+			return err
+		}
+	}
 	info, err := archive.Verify(p, e.maxWeekBytes())
 	if err != nil {
 		return err

@@ -66,6 +66,14 @@ func fileWeek(ns, file string) (weekRef, bool) {
 
 // looseWeeks lists the week folders on disk that hold files.
 func (e *Engine) looseWeeks() ([]weekRef, error) {
+	if e.backend != nil {
+		loose, err := e.storedLoose()
+		var out []weekRef
+		for w := range loose {
+			out = append(out, w)
+		}
+		return out, err
+	}
 	var out []weekRef
 	root := e.sessionsRoot()
 	scan := func(ns, dir string) error {
@@ -98,6 +106,27 @@ func (e *Engine) looseWeeks() ([]weekRef, error) {
 		}
 	}
 	return out, nil
+}
+
+// storedLoose is looseWeeks on a backend: the weeks whose transcripts
+// the store holds (those of sealed sessions are in the archives), with
+// their count and size.
+func (e *Engine) storedLoose() (map[weekRef][2]int64, error) {
+	out := map[weekRef][2]int64{}
+	err := e.st.View(func(tx *store.Tx) error {
+		return tx.ForEachSession(func(s *store.Session) error {
+			_, data, ok, err := tx.Transcript(s.NS, s.Session)
+			if err != nil || !ok {
+				return err
+			}
+			if w, ok := fileWeek(s.NS, s.File); ok {
+				c := out[w]
+				out[w] = [2]int64{c[0] + 1, c[1] + int64(len(data))}
+			}
+			return nil
+		})
+	})
+	return out, err
 }
 
 // hasFiles reports whether there is anything but folders under dir.
@@ -193,9 +222,19 @@ func (e *Engine) Weeks(ctx context.Context) ([]WeekInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	var stored map[weekRef][2]int64
+	if e.backend != nil {
+		if stored, err = e.storedLoose(); err != nil {
+			return nil, err
+		}
+	}
 	for _, w := range loose {
 		info := get(w)
-		info.LooseFiles, info.LooseBytes = treeFiles(filepath.Join(e.sessionsRoot(), filepath.FromSlash(w.dir())))
+		if e.backend != nil {
+			info.LooseFiles, info.LooseBytes = int(stored[w][0]), stored[w][1]
+		} else {
+			info.LooseFiles, info.LooseBytes = treeFiles(filepath.Join(e.sessionsRoot(), filepath.FromSlash(w.dir())))
+		}
 		if info.Sealed {
 			info.State = "sealed, loose files left"
 		} else {

@@ -8,12 +8,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/huimemory/huimemory/core/filter"
 	"github.com/huimemory/huimemory/core/index"
 )
 
@@ -160,6 +160,82 @@ func (x *Lexical) Apply(ctx context.Context, ns string, docs []index.Doc, delete
 // lex_stats row, so that concurrent writers never deadlock on them; they
 // do queue on the terms they share until the first commits.
 func (x *Lexical) ApplyTx(ctx context.Context, tx pgx.Tx, ns string, docs []index.Doc, deletes []string) error {
+	fields, err := newAnalyses().docs(docs, nil)
+	if err != nil {
+		return err
+	}
+	return applyTx(ctx, tx, ns, docs, fields, deletes)
+}
+
+// analyses caches the analysis of each distinct string during one
+// apply: a chunk's text is often also its neighbours' context.
+type analyses map[string]field
+
+func newAnalyses() analyses { return analyses{} }
+
+// field returns the analysis of text. The result is shared: do not
+// modify its map.
+func (a analyses) field(text string) (field, error) {
+	if f, ok := a[text]; ok {
+		return f, nil
+	}
+	f, err := analyzeField(text)
+	if err != nil {
+		return field{}, err
+	}
+	a[text] = f
+	return f, nil
+}
+
+// parts returns the analysis of a ctx field made of parts: each part is
+// analysed on its own and the frequencies and lengths are summed, as
+// core/index's ApplyParts does.
+func (a analyses) parts(parts []string) (field, error) {
+	if len(parts) == 1 {
+		return a.field(parts[0])
+	}
+	out := field{tf: map[string]int{}}
+	for _, p := range parts {
+		f, err := a.field(p)
+		if err != nil {
+			return field{}, err
+		}
+		for t, n := range f.tf {
+			out.tf[t] += n
+		}
+		out.len += f.len
+	}
+	return out, nil
+}
+
+// docs analyses the text, reply and ctx fields of docs; parts[i], when
+// not nil, replaces docs[i].Context (see [index.Index.ApplyParts]).
+func (a analyses) docs(docs []index.Doc, parts [][]string) ([][3]field, error) {
+	out := make([][3]field, len(docs))
+	for i := range docs {
+		d := &docs[i]
+		var err error
+		if out[i][0], err = a.field(d.Text); err != nil {
+			return nil, err
+		}
+		if out[i][1], err = a.field(d.Reply); err != nil {
+			return nil, err
+		}
+		if i < len(parts) && parts[i] != nil {
+			out[i][2], err = a.parts(parts[i])
+		} else {
+			out[i][2], err = a.field(d.Context)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// applyTx is [Lexical.ApplyTx] with the documents already analysed:
+// fields[i] holds the text, reply and ctx fields of docs[i].
+func applyTx(ctx context.Context, tx pgx.Tx, ns string, docs []index.Doc, fields [][3]field, deletes []string) error {
 	// What the replaced and deleted documents held.
 	gone := slices.Clone(deletes)
 	for i := range docs {
@@ -209,11 +285,8 @@ func (x *Lexical) ApplyTx(ctx context.Context, tx pgx.Tx, ns string, docs []inde
 		batch := &pgx.Batch{}
 		for i := range docs {
 			d := &docs[i]
-			var fs [3]field
-			for k, text := range []string{d.Text, d.Reply, d.Context} {
-				if fs[k], err = analyzeField(text); err != nil {
-					return err
-				}
+			fs := fields[i]
+			for k := range fs {
 				for t := range fs[k].tf {
 					delta[termKey{[]byte{fieldText, fieldReply, fieldCtx}[k], t}]++
 				}
@@ -243,11 +316,11 @@ func (x *Lexical) ApplyTx(ctx context.Context, tx pgx.Tx, ns string, docs []inde
 		}
 		return strings.Compare(a.term, b.term)
 	})
-	fields := make([]string, len(keys))
+	fieldNames := make([]string, len(keys))
 	terms := make([]string, len(keys))
 	dfs := make([]int32, len(keys))
 	for i, k := range keys {
-		fields[i], terms[i], dfs[i] = string(k.field), k.term, int32(delta[k])
+		fieldNames[i], terms[i], dfs[i] = string(k.field), k.term, int32(delta[k])
 	}
 	var dTerms [3]int64
 	if len(keys) > 0 {
@@ -257,7 +330,7 @@ func (x *Lexical) ApplyTx(ctx context.Context, tx pgx.Tx, ns string, docs []inde
 				ON CONFLICT (ns, field, term) DO UPDATE SET df = l.df + EXCLUDED.df
 				RETURNING field, (xmax = 0) AS created, df)
 			SELECT field::text, count(*) FILTER (WHERE created), count(*) FILTER (WHERE df <= 0) FROM up GROUP BY field`,
-			ns, fields, terms, dfs)
+			ns, fieldNames, terms, dfs)
 		if err != nil {
 			return fmt.Errorf("updating term statistics: %w", err)
 		}
@@ -318,26 +391,33 @@ func (x *Lexical) Stats(ctx context.Context, ns string) (Stats, error) {
 	return s, nil
 }
 
-// Search is one BM25 search; its fields mean what they mean in
-// [index.Search]. Filter and Expand are not supported yet.
-type Search struct {
-	Text                     string
-	ContextBoost, ReplyBoost float64
-	NS                       string
-	Since, Before            time.Time
-	IDs                      []string
-	Size                     int
-}
+// Search is one BM25 search: [index.Search], whose fields mean the same
+// here.
+type Search = index.Search
 
 // Search runs a BM25 search scored as the embedded index scores it (see
 // docs/postgres.md): per field and per query term, bleve's BM25 with
 // sqrt(tf), the average field length taken as the field's distinct terms
 // over the documents (rounded up), the idf counted twice (once in the
 // term's score, once in its query weight), a coordination factor per
-// field and across fields, and the query norm. Ties go to the smaller id.
+// field and across fields, and the query norm. Ties go to the smaller id
+// (in byte order). Statistics are those of the namespace s.NS.
+//
+// An empty Text matches every chunk that passes the other conditions,
+// each with score 1, in id order (bleve's match-all query). The window,
+// IDs and Filter restrict the matches and never change scores.
 func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
 	if s.Size <= 0 {
-		return nil, nil
+		return []index.Match{}, nil
+	}
+	if s.Text == "" {
+		args := pgx.NamedArgs{"ns": s.NS, "size": s.Size}
+		where, err := conditions(s, args)
+		if err != nil {
+			return nil, err
+		}
+		return x.matches(ctx, `SELECT d.id, 1::float8, d.session FROM lex_docs d WHERE d.ns = @ns`+where+
+			` ORDER BY d.id COLLATE "C" LIMIT @size`, args, s.NoSession)
 	}
 	toks, err := Analyze(s.Text)
 	if err != nil {
@@ -395,6 +475,12 @@ func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
 	n := float64(st.Docs)
 	idf := func(f byte, t string) float64 {
 		d := float64(min(df[termKey{f, t}], st.Docs))
+		if st.Terms[f-fieldText] == 0 {
+			// A field no document has a term in has an average length of
+			// 0 in bleve, which then takes the TF-IDF idf for it. Nothing
+			// matches there, but the idf counts in the query norm.
+			return 1 + math.Log(n/(d+1))
+		}
 		return math.Log(1 + (n-d+0.5)/(d+0.5))
 	}
 	// The query norm: every term scorer's (boost*idf)^2, repeats counted.
@@ -437,37 +523,83 @@ func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
 		"ntok": float64(len(toks)), "parts": float64(parts), "k1": search.BM25_k1, "b": search.BM25_b,
 		"avga": avg[0], "avgb": avg[1], "avgc": avg[2], "size": s.Size,
 	}
-	where := ""
-	if !s.Since.IsZero() {
-		where += " AND d.t >= @since"
-		args["since"] = s.Since
+	where, err := conditions(s, args)
+	if err != nil {
+		return nil, err
 	}
-	if !s.Before.IsZero() {
-		where += " AND d.t < @before"
-		args["before"] = s.Before
-	}
-	if len(s.IDs) > 0 {
-		where += " AND d.id = ANY(@ids)"
-		args["ids"] = s.IDs
-	}
-	rows, err = x.db.pool.Query(ctx, bm25SQL+where+" ORDER BY score DESC, d.id LIMIT @size", args)
+	return x.matches(ctx, bm25SQL+where+` ORDER BY score DESC, d.id COLLATE "C" LIMIT @size`, args, s.NoSession)
+}
+
+// matches runs a search query returning id, score and session.
+func (x *Lexical) matches(ctx context.Context, sql string, args pgx.NamedArgs, noSession bool) ([]index.Match, error) {
+	rows, err := x.db.pool.Query(ctx, sql, args)
 	if err != nil {
 		return nil, fmt.Errorf("searching: %w", err)
 	}
+	defer rows.Close()
 	out := []index.Match{}
 	for rows.Next() {
 		var m index.Match
 		if err := rows.Scan(&m.ID, &m.Score, &m.Session); err != nil {
-			rows.Close()
 			return nil, fmt.Errorf("searching: %w", err)
+		}
+		if noSession {
+			m.Session = ""
 		}
 		out = append(out, m)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("searching: %w", err)
 	}
 	return out, nil
+}
+
+// Matching returns the ids of the chunks of namespace s.NS that pass s's
+// window, IDs and Filter, in id order (byte order), ignoring its Text and
+// Size (see [index.Index.Matching]).
+func (x *Lexical) Matching(ctx context.Context, s Search) ([]string, error) {
+	args := pgx.NamedArgs{"ns": s.NS}
+	where, err := conditions(s, args)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := x.db.pool.Query(ctx, `SELECT d.id FROM lex_docs d WHERE d.ns = @ns`+where+` ORDER BY d.id COLLATE "C"`, args)
+	if err != nil {
+		return nil, fmt.Errorf("listing matching chunks: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("listing matching chunks: %w", err)
+	}
+	if ids == nil {
+		ids = []string{}
+	}
+	return ids, nil
+}
+
+// conditions returns the SQL conditions on lex_docs d (each starting with
+// " AND ") for s's window, IDs and Filter, adding their parameters to
+// args.
+func conditions(s Search, args pgx.NamedArgs) (string, error) {
+	var b strings.Builder
+	if !s.Since.IsZero() {
+		b.WriteString(" AND d.t >= @since")
+		args["since"] = s.Since
+	}
+	if !s.Before.IsZero() {
+		b.WriteString(" AND d.t < @before")
+		args["before"] = s.Before
+	}
+	if len(s.IDs) > 0 {
+		b.WriteString(" AND d.id = ANY(@ids)")
+		args["ids"] = s.IDs
+	}
+	if s.Filter != nil {
+		c := filterCompiler{args: args}
+		b.WriteString(" AND ")
+		b.WriteString(c.compile(s.Filter))
+	}
+	return b.String(), nil
 }
 
 // bm25SQL scores the candidates: for each field, the sum over the matched
@@ -496,3 +628,97 @@ CROSS JOIN LATERAL (
 	) y
 ) z
 WHERE d.ns = @ns AND d.tsv @@ @q::tsquery`
+
+// filterCompiler translates a filter expression (core/filter) into an SQL
+// condition on lex_docs d, with the meaning core/index gives it on the
+// bleve index (core/index/filter.go):
+//
+//   - session, id: the chunk's session or id equals the value;
+//   - role, speaker, type: one of the chunk's values equals the value
+//     exactly (the parser lower-cases role and type values, not the
+//     stored ones); an empty value matches a stored empty value;
+//   - topic: the chunk's topic equals the value; an empty value matches
+//     nothing (bleve does not index an empty topic);
+//   - namespace: the chunk's namespace; "" and "~" (bleve's keyword for
+//     the default namespace) both name the default one;
+//   - timestamp: the chunk's time is in [Start, End), a zero side open;
+//     both zero matches everything.
+//
+// A string comparison with Ne (only in hand-built trees: the parser
+// rewrites != as NOT =) is the negation of Eq, as in [filter.Eval];
+// another operator on a string field, or an unknown field, matches
+// nothing.
+type filterCompiler struct {
+	args pgx.NamedArgs
+	n    int
+}
+
+// param adds v to the arguments and returns its placeholder.
+func (c *filterCompiler) param(v any, typ string) string {
+	c.n++
+	name := fmt.Sprintf("f%d", c.n)
+	c.args[name] = v
+	return "@" + name + "::" + typ
+}
+
+func (c *filterCompiler) compile(e filter.Expr) string {
+	switch e := e.(type) {
+	case nil:
+		return "true"
+	case *filter.And:
+		return "(" + c.compile(e.L) + " AND " + c.compile(e.R) + ")"
+	case *filter.Or:
+		return "(" + c.compile(e.L) + " OR " + c.compile(e.R) + ")"
+	case *filter.Not:
+		return "(NOT " + c.compile(e.X) + ")"
+	case *filter.Compare:
+		if e.Field != "timestamp" && e.Op != filter.Eq && e.Op != filter.Ne {
+			return "false"
+		}
+		if e.Op == filter.Ne {
+			return "(NOT " + c.compare(e) + ")"
+		}
+		return c.compare(e)
+	}
+	return "false"
+}
+
+// compare returns the condition of c with its operator taken as Eq.
+func (c *filterCompiler) compare(e *filter.Compare) string {
+	v := e.Value
+	switch e.Field {
+	case "timestamp":
+		var parts []string
+		if !e.Start.IsZero() {
+			parts = append(parts, "d.t >= "+c.param(e.Start, "timestamptz"))
+		}
+		if !e.End.IsZero() {
+			parts = append(parts, "d.t < "+c.param(e.End, "timestamptz"))
+		}
+		if len(parts) == 0 {
+			return "true"
+		}
+		return "(" + strings.Join(parts, " AND ") + ")"
+	case "session":
+		return "d.session = " + c.param(v, "text")
+	case "id":
+		return "d.id = " + c.param(v, "text")
+	case "topic":
+		if v == "" {
+			return "false"
+		}
+		return "d.topic = " + c.param(v, "text")
+	case "namespace":
+		if v == index.DefaultNS {
+			v = ""
+		}
+		return "d.ns = " + c.param(v, "text")
+	case "role":
+		return c.param(v, "text") + " = ANY(d.roles)"
+	case "speaker":
+		return c.param(v, "text") + " = ANY(d.speakers)"
+	case "type":
+		return c.param(v, "text") + " = ANY(d.types)"
+	}
+	return "false"
+}

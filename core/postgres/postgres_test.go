@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/huimemory/huimemory/core/postgres/migrations"
 	"github.com/huimemory/huimemory/internal/pgtest"
 )
 
@@ -48,8 +49,8 @@ func TestOpenTwiceAndPgvector(t *testing.T) {
 		t.Fatalf("second server: %v", err)
 	}
 	defer b.Close()
-	if a.SchemaVersion() != 3 || b.SchemaVersion() != 3 {
-		t.Errorf("schema versions %d and %d, want 3", a.SchemaVersion(), b.SchemaVersion())
+	if want := migrations.Latest(); a.SchemaVersion() != want || b.SchemaVersion() != want {
+		t.Errorf("schema versions %d and %d, want %d", a.SchemaVersion(), b.SchemaVersion(), want)
 	}
 	// pgvector is not packaged here: the HNSW path must refuse cleanly.
 	if !a.HasPgvector() {

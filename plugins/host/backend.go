@@ -42,3 +42,5 @@ func errJoinClose(err error, onClose func() error) error {
 	}
 	return err
 }
+
+var _ engine.BackendIndex = (*postgres.EngineIndex)(nil)
