@@ -92,6 +92,7 @@ func TestEachVersion(t *testing.T) {
 		{2, merge(store, lex), nil, []string{"lex_bm25", "lex_tf"}},
 		{3, merge(store, lex), []string{"vectors_notify_delete", "vectors_notify_insert", "vectors_notify_update"}, []string{"lex_bm25", "lex_tf", "notify_vectors"}},
 		{4, merge(store, lex, kv), []string{"vectors_notify_delete", "vectors_notify_insert", "vectors_notify_update"}, []string{"lex_bm25", "lex_tf", "notify_vectors"}},
+		{5, merge(store, lex, kv), []string{"vectors_notify_delete", "vectors_notify_insert", "vectors_notify_update"}, []string{"lex_bm25", "lex_tf", "notify_vectors"}},
 	}
 	if len(cases) != Latest() {
 		t.Fatalf("the test covers %d versions, there are %d: add a case", len(cases), Latest())
