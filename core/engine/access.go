@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
@@ -59,8 +60,10 @@ type access struct {
 	// external is set on a backend (backend.go): writes take the
 	// backend's writer lock; nothing is reopened.
 	external bool
-	// unwatch stops the backend's change notifications.
+	// unwatch stops the backend's change notifications; heard is the
+	// store generation they have brought the caches up to.
 	unwatch  func()
+	heard    atomic.Uint64
 	lockWait time.Duration
 	onWait   func(string, time.Duration)
 	// writeEmbedder is set when the store lacks the embedder record; the

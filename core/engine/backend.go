@@ -65,6 +65,7 @@ func (e *Engine) openBackend(ctx context.Context, opts Options, lockWait time.Du
 		return err
 	}
 	e.vx = e.newVectors()
+	e.acc.heard.Store(e.storeGen()) // the caches are empty
 	if b.Watch != nil {
 		stop, err := b.Watch(context.Background(), cacheInvalidator{e})
 		if err != nil {
@@ -87,6 +88,44 @@ func (e *Engine) openBackend(ctx context.Context, opts Options, lockWait time.Du
 		return fmt.Errorf("finishing an interrupted forget: %w", err)
 	}
 	return nil
+}
+
+// storeGen reads the store's generation (0 if it cannot be read).
+func (e *Engine) storeGen() uint64 {
+	var g uint64
+	e.st.View(func(tx *store.Tx) error { g = tx.Gen(); return nil })
+	return g
+}
+
+// peerWait bounds how long a read waits for other servers' notifications
+// before it drops the vector cache instead.
+const peerWait = 200 * time.Millisecond
+
+// awaitPeers gives a read on a backend what other servers committed
+// before it began (read-your-writes across servers): when the store's
+// generation is ahead of the notifications heard, it waits for them
+// (they come within milliseconds of the commit, in order), and after
+// peerWait drops the vector cache. Without a watcher it drops the cache
+// whenever the generation has moved.
+func (e *Engine) awaitPeers(ctx context.Context) {
+	if e.backend == nil {
+		return
+	}
+	gen := e.storeGen()
+	if e.acc.heard.Load() >= gen {
+		return
+	}
+	if e.acc.unwatch != nil {
+		deadline := time.Now().Add(peerWait)
+		for pause := 100 * time.Microsecond; time.Now().Before(deadline) && ctx.Err() == nil; pause = min(2*pause, 5*time.Millisecond) {
+			time.Sleep(pause)
+			if e.acc.heard.Load() >= gen {
+				return
+			}
+		}
+		e.logf("huimem: no word from %s of generation %d after %s; dropping the vector cache", e.backend.Name, gen, peerWait)
+	}
+	cacheInvalidator{e}.Reset()
 }
 
 // catchUp brings the backend's index in step with its store: it indexes

@@ -252,6 +252,7 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 	if err != nil {
 		return nil, err
 	}
+	e.awaitPeers(ctx)
 	e.ixMu.RLock()
 	defer e.ixMu.RUnlock()
 	ix, err := e.indexReady()

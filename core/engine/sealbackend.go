@@ -169,13 +169,28 @@ func (e *Engine) cacheDir() string {
 }
 
 // cacheInvalidator is what a backend's notifications reach: the vector
-// cache, and on a reset (a forget, say) the caches of sealed weeks too.
+// cache, and on a reset (a forget, say) the caches of sealed weeks too;
+// and the generation each notification brings the caches up to.
 type cacheInvalidator struct{ e *Engine }
 
 func (c cacheInvalidator) Invalidate(ns string, t time.Time) { c.e.vx.Invalidate(ns, t) }
 
 func (c cacheInvalidator) Reset() {
+	// Everything is dropped: the caches are as fresh as the store now.
+	gen := c.e.storeGen()
 	c.e.vx.Reset()
 	views.clear()
 	c.e.weekCache().Clear()
+	c.Heard(gen)
+}
+
+// Heard records that every change up to generation gen has reached the
+// caches.
+func (c cacheInvalidator) Heard(gen uint64) {
+	for {
+		old := c.e.acc.heard.Load()
+		if gen <= old || c.e.acc.heard.CompareAndSwap(old, gen) {
+			return
+		}
+	}
 }

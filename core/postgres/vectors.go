@@ -179,14 +179,36 @@ func (w *Watcher) run(ctx context.Context, db *DB, conn *pgx.Conn, inv Invalidat
 // change is one element of a notification's payload.
 type change = store.VectorChange
 
+// GenListener is an [Invalidator] that wants to know the store
+// generation each notification brings it up to (store.Notice).
+type GenListener interface {
+	Heard(gen uint64)
+}
+
+// apply passes one notification to inv. Payloads are a store.Notice (the
+// engine's store), a list of changes (migration 3's triggers), or
+// "reset".
 func (w *Watcher) apply(payload string, inv Invalidator) {
+	var n store.Notice
 	var cs []change
-	if strings.TrimSpace(payload) == `"reset"` || json.Unmarshal([]byte(payload), &cs) != nil {
-		inv.Reset()
-	} else {
+	switch {
+	case strings.HasPrefix(strings.TrimSpace(payload), "{") && json.Unmarshal([]byte(payload), &n) == nil:
+		for _, c := range n.Changes {
+			if c.NS == "*" {
+				inv.Reset()
+				break
+			}
+			inv.Invalidate(c.NS, c.T)
+		}
+		if g, ok := inv.(GenListener); ok {
+			g.Heard(n.Gen)
+		}
+	case strings.TrimSpace(payload) != `"reset"` && json.Unmarshal([]byte(payload), &cs) == nil:
 		for _, c := range cs {
 			inv.Invalidate(c.NS, c.T)
 		}
+	default:
+		inv.Reset()
 	}
 	w.mu.Lock()
 	w.heard++

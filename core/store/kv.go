@@ -109,7 +109,6 @@ type boltBucket struct{ *bolt.Bucket }
 func (b boltBucket) Cursor() Cursor { return b.Bucket.Cursor() }
 func (b boltBucket) KeyN() int      { return b.Bucket.Stats().KeyN }
 
-
 // BoltKV is a bbolt database as a [KV], for copying a home's store
 // elsewhere and for tests that compare another KV with bbolt.
 type BoltKV struct{ DB *bolt.DB }

@@ -7,11 +7,20 @@ import (
 )
 
 // VectorChannel is the channel on which a store in a shared [KV] (one
-// that is a [Notifier]) tells other processes which vectors a transaction
-// changed, so that they drop what they cache of them. The payload is a
-// JSON list of {"ns": namespace, "t": time} (one per namespace and day
-// touched), or the JSON string "reset" when every cached vector must go.
+// that is a [Notifier]) tells other processes what a transaction changed,
+// so that they drop what they cache of it. Every transaction that starts
+// a new generation (see [Tx.BumpGen]) or writes vectors sends a
+// [Notice]; the JSON string "reset" means every cached vector must go.
 const VectorChannel = "huimem_vectors"
+
+// Notice is the payload of a [VectorChannel] notification: the store's
+// generation after the transaction, and the namespaces and days whose
+// vectors it changed. A process that has heard generation G knows that
+// what it caches is no older than G (see core/engine's backend.go).
+type Notice struct {
+	Gen     uint64         `json:"gen"`
+	Changes []VectorChange `json:"changes"`
+}
 
 // maxNotify bounds a payload; PostgreSQL takes up to 8000 bytes.
 const maxNotify = 7900
@@ -22,9 +31,10 @@ type VectorChange struct {
 	T  time.Time `json:"t"`
 }
 
-// noteVectors queues the notification of the vectors this transaction
-// writes (they all go through the vectime bucket's pending writes), for a
-// store in a KV that can notify.
+// noteVectors queues the notification of this transaction's generation
+// and of the vectors it writes (they all go through the vectime bucket's
+// pending writes), for a store in a KV that can notify. A change of
+// namespace "*" stands for every vector (a payload too large to send).
 func (t *Tx) noteVectors() error {
 	if _, ok := t.kv.(Notifier); !ok {
 		return nil
@@ -46,12 +56,16 @@ func (t *Tx) noteVectors() error {
 			changes = append(changes, c)
 		}
 	}
-	if len(changes) == 0 {
+	if len(changes) == 0 && !t.bumped {
 		return nil
 	}
-	data, err := json.Marshal(changes)
+	gen := t.gen
+	if !t.bumped {
+		gen = t.Gen()
+	}
+	data, err := json.Marshal(Notice{Gen: gen, Changes: changes})
 	if err != nil || len(data) > maxNotify {
-		data = []byte(`"reset"`)
+		data, _ = json.Marshal(Notice{Gen: gen, Changes: []VectorChange{{NS: "*"}}})
 	}
 	return t.Notify(VectorChannel, string(data))
 }
