@@ -38,7 +38,9 @@ runs made one after the other). --large adds the 1,000,000-chunk step.
 --beam=DIR), read where they are, and recalls their questions.
 
 HUIMEM_* settings in the environment reach the children, e.g.
-HUIMEM_PLUGINS_SUBPROCESS=true or HUIMEM_STORAGE_VECTOR_CACHE_MB=-1.`,
+HUIMEM_PLUGINS_SUBPROCESS=true or HUIMEM_STORAGE_VECTOR_CACHE_MB=-1. The
+embedder column says which embedder the home got: the default depends on
+what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runs < 1 || runs > 1000 {
@@ -147,11 +149,11 @@ func beamInputs(dir string) (files, queries []string, err error) {
 func printCold(a *app, results []*cold.Result) {
 	mib := func(b int64) string { return fmt.Sprintf("%.0f", float64(b)/(1<<20)) }
 	w := a.stdout
-	fmt.Fprintln(w, "| corpus | chunks | ingest wall s | ingest CPU s | ingest peak RSS MiB | recall median ms (min..max) | recall CPU ms | recall peak RSS MiB | get median ms (min..max) | get CPU ms | get peak RSS MiB | load avg |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| corpus | embedder | chunks | ingest wall s | ingest CPU s | ingest peak RSS MiB | recall median ms (min..max) | recall CPU ms | recall peak RSS MiB | get median ms (min..max) | get CPU ms | get peak RSS MiB | load avg |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range results {
-		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %s | %.1f (%.1f..%.1f) | %.0f | %s | %.1f (%.1f..%.1f) | %.0f | %s | %.1f→%.1f |\n",
-			r.Corpus, r.Chunks,
+		fmt.Fprintf(w, "| %s | %s | %d | %.1f | %.1f | %s | %.1f (%.1f..%.1f) | %.0f | %s | %.1f (%.1f..%.1f) | %.0f | %s | %.1f→%.1f |\n",
+			r.Corpus, r.Embedder, r.Chunks,
 			r.Ingest.WallMS/1000, r.Ingest.CPUMS/1000, mib(r.Ingest.PeakRSS),
 			r.Recall.MedianMS, r.Recall.MinMS, r.Recall.MaxMS, r.Recall.MedianCPUMS, mib(r.Recall.MaxPeakRSS),
 			r.Get.MedianMS, r.Get.MinMS, r.Get.MaxMS, r.Get.MedianCPUMS, mib(r.Get.MaxPeakRSS),

@@ -1,6 +1,9 @@
 package store
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // buffered lists the buckets whose writes a transaction holds back and
 // applies in key order when it commits. bbolt keeps a leaf's entries in a
@@ -11,8 +14,15 @@ import "slices"
 // which is what every caller wants (see SessionMessages, ScanVectors).
 var buffered = map[string]bool{
 	string(bMsgs): true, string(bMsgIDs): true, string(bChunks): true, string(bChunkKeys): true,
-	string(bVecs): true, string(bVecTime): true, string(bOutbox): true,
+	string(bVecs): true, string(bVecTime): true, string(bVecKeys): true, string(bOutbox): true,
 }
+
+// fillPercent is how full bbolt fills a leaf of these buckets before it
+// splits it, where the default (half) does not suit. Vectors arrive in
+// time order, mostly after the last, and a scan reads every page of its
+// window (issue 15): a 256-dimension entry is about 1.1 KB, so at half a
+// page each 4 KiB leaf holds two; filled, three.
+var fillPercent = map[string]float64{string(bVecTime): 0.95}
 
 // writeBuf holds a transaction's pending writes per bucket: a nil value
 // is a delete.
@@ -46,7 +56,10 @@ func (t *Tx) get(bucket, key []byte) []byte {
 			return v
 		}
 	}
-	return t.b(bucket).Get(key)
+	if b := t.b(bucket); b != nil { // a bucket created on first write
+		return b.Get(key)
+	}
+	return nil
 }
 
 func (t *Tx) pending(bucket []byte) map[string][]byte {
@@ -80,6 +93,17 @@ func (t *Tx) flush() error {
 		}
 		slices.Sort(keys)
 		b := t.tx.Bucket([]byte(name))
+		if b == nil { // veckeys, created on first write
+			var err error
+			if b, err = t.tx.CreateBucket([]byte(name)); err != nil {
+				return fmt.Errorf("creating bucket %s: %w", name, err)
+			}
+		}
+		if fill, ok := fillPercent[name]; ok {
+			if bb, ok := b.(boltBucket); ok {
+				bb.FillPercent = fill
+			}
+		}
 		for _, k := range keys {
 			var err error
 			if v := m[k]; v == nil {

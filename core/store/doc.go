@@ -1,7 +1,10 @@
 // Package store is HuiMemory's source of truth: one bbolt file, huimem.db,
-// in the engine's home. It holds every message verbatim, the turn chunks
-// with their anchors, the chunk vectors, the content hashes of ingested
-// sources and the engine's metadata.
+// in the engine's home, or the same buckets in another transactional
+// key-value store (see kv.go and [OpenKV]: the PostgreSQL backend's kv
+// table). It holds every message verbatim, the turn chunks with their
+// anchors, the chunk vectors, the content hashes of ingested sources and
+// the engine's metadata; in a shared KV also the transcripts and the
+// sealed weeks' archives.
 //
 // Everything else on disk is derived from the store and can be rebuilt from
 // it: the bleve index (see core/index) and the transcripts (see archive).
@@ -21,16 +24,20 @@
 //	chunkkeys   chunk key → id
 //	sesschunks  ns 0 sess 0 tkey seq → id (a session's chunks in order)
 //	sessions    ns 0 sess → session record
-//	vecs        id → tkey, then the little-endian float32 vector
-//	vectime     ns 0 tkey id → nothing (a namespace's vectors in time order)
+//	vectime     ns 0 tkey id → little-endian float32 vector (a namespace's
+//	            vectors in time order; a scan is one cursor walk)
+//	veckeys     id → ns 0 tkey (finds a vector by chunk id)
+//	vecs        id → tkey and vector: layout 1, still read (vectors.go)
 //	sources     source name → sha256 of its content
 //	outbox      id → generation (chunks not yet applied to the index)
 //	dirty       ns 0 sess → generation (transcripts not yet rewritten)
 //	weeks       ns 0 week → sealed week record (archive path, sha256, sizes)
 //	sealedsess  ns 0 sess → where a sealed session's transcript sits
+//	transcripts ns 0 sess → transcript (in a shared KV only)
+//	archives    ns 0 week → a sealed week's zstd archive (in a shared KV only)
 //
 // A write transaction holds back its writes to the large buckets (msgs,
-// msgids, chunks, chunkkeys, vecs, vectime, outbox) and applies them in key
+// msgids, chunks, chunkkeys, vecs, vectime, veckeys, outbox) and applies them in key
 // order when it commits: bbolt splits leaves only at commit, so a large
 // ingest inserting in random order would move memory quadratically.
 //

@@ -14,13 +14,14 @@ import (
 // each its own transaction, but readers must see all of it or none of it.
 // So a stage writes everything that only the stage can reach (the
 // messages of sessions that are new, their chunk records and their
-// vectors by id) and holds back everything a reader finds things through:
-// the session records and chunk lists, the vectors' time index, the index
-// outbox, the dirty-transcript queue and the counts. [Tx.PublishStage]
-// writes those in one small transaction; until then nothing a recall,
-// get, export or stats reads leads to the staged records. A stage that
-// was never published (a bad line, a crash) is removed by
-// [Tx.DiscardStage], in steps.
+// vectors) and holds back everything a reader finds things through: the
+// session records and chunk lists, the index outbox, the dirty-transcript
+// queue and the counts. The vectors are the exception: they are written
+// where a scan walks (vectors.go, issue 15), and [Tx.ScanVectors] passes
+// by the chunks of the open stages. [Tx.PublishStage] writes the rest in
+// one small transaction; until then nothing a recall, get, export or stats
+// reads leads to the staged records. A stage that was never published (a
+// bad line, a crash) is removed by [Tx.DiscardStage], in steps.
 //
 // Buckets, created on first use:
 //
@@ -158,9 +159,11 @@ func (t *Tx) AddStagedMessage(info *StageInfo, m *core.Message, k core.MessageKe
 // SaveStage records the stage's progress (its message count).
 func (t *Tx) SaveStage(info *StageInfo) error { return t.putStage(info) }
 
-// PutStagedChunk stores a chunk of a staged session and its vector (by id
-// only: the time index is written at publish). It queues nothing for the
-// index and counts nothing.
+// PutStagedChunk stores a chunk of a staged session and its vector. It
+// queues nothing for the index and counts nothing. The vector goes where
+// a published one goes (vectors.go), and scans pass it by until the stage
+// is published; a stage begun by a version before issue 15 kept its
+// vectors by id only, and its publish writes their time entries.
 func (t *Tx) PutStagedChunk(id string, c *Chunk, vec []float32, tm time.Time) error {
 	b, err := t.stageBucket(id)
 	if err != nil {
@@ -172,13 +175,15 @@ func (t *Tx) PutStagedChunk(id string, c *Chunk, vec []float32, tm time.Time) er
 	if err := t.put(bChunkKeys, c.Key[:], []byte(c.ID)); err != nil {
 		return err
 	}
+	if err := b.Put(stagedChunkKey(c.ID), nil); err != nil {
+		return err
+	}
 	if vec != nil {
-		tk := TimeKey(tm)
-		if err := t.put(bVecs, []byte(c.ID), append(tk[:], EncodeVector(vec)...)); err != nil {
-			return err
+		if err := t.putVector(c.NS, tm, c.ID, EncodeVector(vec)); err != nil {
+			return fmt.Errorf("storing the vector of staged chunk %s: %w", c.ID, err)
 		}
 	}
-	return b.Put(stagedChunkKey(c.ID), nil)
+	return nil
 }
 
 // DeleteStagedChunk removes a chunk that a later batch of the same stage
@@ -188,10 +193,13 @@ func (t *Tx) DeleteStagedChunk(id string, c *Chunk) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range []struct{ bucket, key []byte }{{bChunks, []byte(c.ID)}, {bChunkKeys, c.Key[:]}, {bVecs, []byte(c.ID)}} {
+	for _, d := range []struct{ bucket, key []byte }{{bChunks, []byte(c.ID)}, {bChunkKeys, c.Key[:]}} {
 		if err := t.del(d.bucket, d.key); err != nil {
 			return err
 		}
+	}
+	if err := t.dropVector(c.NS, c.ID, nil); err != nil {
+		return fmt.Errorf("deleting the vector of staged chunk %s: %w", c.ID, err)
 	}
 	return b.Delete(stagedChunkKey(c.ID))
 }
@@ -217,13 +225,48 @@ func (t *Tx) StagedChunk(id string) bool {
 	return found
 }
 
+// stagedFilter returns a function that reports whether a chunk id belongs
+// to an unpublished stage, for scans to pass it by, or nil when no stage
+// is open.
+func (t *Tx) stagedFilter() func(id []byte) bool {
+	b := t.b(bStages)
+	if b == nil {
+		return nil
+	}
+	var open []Bucket
+	b.ForEach(func(_, v []byte) error {
+		var s StageInfo
+		if json.Unmarshal(v, &s) == nil {
+			if sb := t.tx.Bucket(stageBucketName(s.ID)); sb != nil {
+				open = append(open, sb)
+			}
+		}
+		return nil
+	})
+	if len(open) == 0 {
+		return nil
+	}
+	var key []byte
+	return func(id []byte) bool {
+		key = append(append(key[:0], "c\x00"...), id...)
+		for _, sb := range open {
+			if sb.Get(key) != nil {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // PublishStage makes a stage visible, in the caller's transaction: for
-// each staged session it writes the session record and chunk list, the
-// vectors' time index and the index outbox entries, queues the transcript,
-// adds the counts, and forgets the stage. It calls touched with the
-// namespace and time of every chunk whose vector became visible, and
-// returns how many chunks it published. The transaction writes about a
-// hundred bytes per chunk, whatever the size of the messages.
+// each staged session it writes the session record and chunk list and
+// the index outbox entries, queues the transcript, adds the counts, and
+// forgets the stage, which makes its vectors visible to scans (a stage of
+// a version before issue 15 gets its vectors' time entries written here).
+// It calls touched with the namespace and time of every chunk whose vector
+// became visible, and returns how many chunks it published. The
+// transaction writes about a hundred bytes per chunk, whatever the size of
+// the messages.
 func (t *Tx) PublishStage(info *StageInfo, touched func(ns string, tm time.Time)) (int, error) {
 	n, err := t.publishStage(info, touched)
 	if err != nil {
@@ -261,7 +304,15 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 			}
 		}
 		for _, id := range s.IDs {
-			if raw := t.get(bVecs, []byte(id)); len(raw) >= 8 {
+			if p := t.get(bVecKeys, []byte(id)); len(p) >= 9 {
+				// Written in place (vectors.go): the stage's end makes
+				// it visible.
+				if touched != nil {
+					touched(sess.NS, time.Unix(0, TimeFromKey(p[len(p)-8:])))
+				}
+			} else if raw := t.get(bVecs, []byte(id)); len(raw) >= 8 {
+				// A stage of a version before issue 15: its vectors
+				// are kept by id only, in layout 1.
 				tm := time.Unix(0, TimeFromKey(raw[:8]))
 				if err := t.put(bVecTime, VecKey(sess.NS, tm, id), nil); err != nil {
 					return 0, err
@@ -312,18 +363,19 @@ func (t *Tx) DiscardStage(info *StageInfo, limit int) (bool, error) {
 		switch {
 		case bytes.HasPrefix(k, []byte("c\x00")):
 			id := k[2:]
+			var ch Chunk
 			if raw := t.get(bChunks, id); raw != nil {
-				var ch Chunk
 				if err := json.Unmarshal(raw, &ch); err == nil {
 					if err := t.del(bChunkKeys, ch.Key[:]); err != nil {
 						return false, err
 					}
 				}
 			}
-			for _, bucket := range [][]byte{bChunks, bVecs} {
-				if err := t.del(bucket, id); err != nil {
-					return false, err
-				}
+			if err := t.del(bChunks, id); err != nil {
+				return false, err
+			}
+			if err := t.dropVector(ch.NS, string(id), nil); err != nil {
+				return false, fmt.Errorf("deleting the vector of staged chunk %s: %w", id, err)
 			}
 			n++
 		case bytes.HasPrefix(k, []byte("s\x00")):

@@ -25,7 +25,13 @@ import (
 // Changelog:
 //
 //	1: first version.
-const SchemaVersion = 1
+//	2: vectors live in vectime, found by id through veckeys (issue 15);
+//	   a version-1 store is read as it is (vectors.go) and marked 2 by
+//	   its first write, so that an older binary refuses it.
+const SchemaVersion = 2
+
+// schemaOK reports whether a stored schema version can be opened.
+func schemaOK(v []byte) bool { return string(v) == "1" || string(v) == strconv.Itoa(SchemaVersion) }
 
 // FileName is the store's file name inside the home.
 const FileName = "huimem.db"
@@ -186,7 +192,7 @@ func (s *Store) checkSchema() error {
 		if err := bucketsReady(tx); err != nil {
 			return fmt.Errorf("opening store %s: %w", s.path, err)
 		}
-		if v := tx.Bucket(bMeta).Get([]byte(metaSchema)); string(v) != strconv.Itoa(SchemaVersion) {
+		if v := tx.Bucket(bMeta).Get([]byte(metaSchema)); !schemaOK(v) {
 			return fmt.Errorf("opening store %s: store schema version %s is not supported (want %d)", s.path, v, SchemaVersion)
 		}
 		return nil
@@ -275,6 +281,9 @@ func (s *Store) Update(fn func(*Tx) error) error {
 		if err := t.noteVectors(); err != nil {
 			return err
 		}
+		if err := t.markSchema(); err != nil {
+			return err
+		}
 		return t.flush()
 	}
 	if s.kv != nil {
@@ -288,6 +297,16 @@ func (s *Store) unusable() error {
 		return s.broken
 	}
 	return fmt.Errorf("store %s: %w", s.path, core.ErrClosed)
+}
+
+// markSchema records the current schema version when a write meets an
+// older one.
+func (t *Tx) markSchema() error {
+	m := t.b(bMeta)
+	if v := m.Get([]byte(metaSchema)); string(v) != strconv.Itoa(SchemaVersion) {
+		return m.Put([]byte(metaSchema), []byte(strconv.Itoa(SchemaVersion)))
+	}
+	return nil
 }
 
 // Tx is a store transaction.

@@ -66,6 +66,10 @@ type Result struct {
 	Corpus   string `json:"corpus"`
 	Chunks   int    `json:"chunks"`
 	Messages int    `json:"messages"`
+	// Embedder is the embedder the home's vectors come from ("hash",
+	// "use-lite", ...): the default depends on what is installed, and it
+	// decides the cost of a recall (HUIMEM_EMBEDDING_NAME=hash pins it).
+	Embedder string `json:"embedder"`
 	Ingest   Proc   `json:"ingest"`
 	Recall   Stats  `json:"recall"`
 	Get      Stats  `json:"get"`
@@ -121,10 +125,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if res.Ingest, _, err = o.run(ctx, append([]string{"--home", home, "ingest", "--quiet"}, inputs...)...); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
+	chunks, embedder, err := o.homeStats(ctx, home)
+	if err != nil {
+		return nil, err
+	}
+	res.Embedder = embedder
 	if len(o.Files) > 0 {
-		if res.Chunks, err = o.countChunks(ctx, home); err != nil {
-			return nil, err
-		}
+		res.Chunks = chunks
 	}
 	queries := o.Queries
 	if len(queries) == 0 {
@@ -170,19 +177,29 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
-// countChunks asks `huimem stats --json` how many chunks the home holds.
-func (o Options) countChunks(ctx context.Context, home string) (int, error) {
+// homeStats asks `huimem stats --json` how many chunks the home holds and
+// which embedder made its vectors.
+func (o Options) homeStats(ctx context.Context, home string) (int, string, error) {
 	_, out, err := o.run(ctx, "--home", home, "stats", "--json")
 	if err != nil {
-		return 0, fmt.Errorf("stats: %w", err)
+		return 0, "", fmt.Errorf("stats: %w", err)
 	}
+	return parseStats(out)
+}
+
+// parseStats reads the chunk count and the embedder's name from the
+// output of `huimem stats --json`.
+func parseStats(out []byte) (int, string, error) {
 	var st struct {
-		Chunks int `json:"chunks"`
+		Chunks   int `json:"chunks"`
+		Embedder struct {
+			Name string `json:"name"`
+		} `json:"embedder"`
 	}
 	if err := json.Unmarshal(out, &st); err != nil {
-		return 0, fmt.Errorf("stats: %w", err)
+		return 0, "", fmt.Errorf("stats: %w", err)
 	}
-	return st.Chunks, nil
+	return st.Chunks, st.Embedder.Name, nil
 }
 
 // countLines counts the non-empty lines of a JSONL file.

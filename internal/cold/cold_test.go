@@ -38,3 +38,24 @@ func TestCountLines(t *testing.T) {
 		t.Errorf("a missing file was counted")
 	}
 }
+
+func TestParseStats(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		in       string
+		chunks   int
+		embedder string
+		err      bool
+	}{
+		{"hash", `{"home":"/h","chunks":6,"messages":12,"embedder":{"name":"hash","model":"fnv1a","dim":256}}`, 6, "hash", false},
+		{"no embedder", `{"chunks":0}`, 0, "", false},
+		{"not JSON", `huimem: no home`, 0, "", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			chunks, embedder, err := parseStats([]byte(tt.in))
+			if chunks != tt.chunks || embedder != tt.embedder || (err != nil) != tt.err {
+				t.Errorf("parseStats = %d, %q, %v; want %d, %q, error %v", chunks, embedder, err, tt.chunks, tt.embedder, tt.err)
+			}
+		})
+	}
+}
