@@ -1,0 +1,160 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/huimemory/huimemory/core/filter"
+)
+
+// Search describes one BM25 search.
+type Search struct {
+	// Text is matched against chunk text; empty matches every chunk.
+	Text string
+	// ContextBoost weighs matches in the neighbours' text (the ctx field)
+	// against matches in the chunk's own text; 0 ignores the neighbours.
+	ContextBoost float64
+	// ReplyBoost weighs matches in the assistant's messages (the reply
+	// field) against matches in the text field; 0 ignores them.
+	ReplyBoost float64
+	// NS is the only namespace searched.
+	NS string
+	// Since and Before bound chunk time; zero leaves a side open.
+	Since, Before time.Time
+	// Filter, when set, is an extra condition on the chunks' keyword
+	// fields and time (core/filter); it never changes scores.
+	Filter filter.Expr
+	// IDs, when set, restricts the search to these chunks.
+	IDs []string
+	// Size is the number of matches to return.
+	Size int
+	// NoSession leaves Match.Session empty, saving the read of each
+	// match's stored session.
+	NoSession bool
+}
+
+// Match is one BM25 match.
+type Match struct {
+	ID    string
+	Score float64
+	// Session is the chunk's session.
+	Session string
+}
+
+// Search runs a BM25 search. Filters never change scores: a chunk scores
+// the same with or without them.
+func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
+	var must query.Query
+	if s.Text != "" {
+		mq := query.NewMatchQuery(s.Text)
+		mq.SetField("text")
+		mq.Analyzer = AnalyzerName
+		must = mq
+		parts := []query.Query{mq}
+		for _, f := range []struct {
+			name  string
+			boost float64
+		}{{"reply", s.ReplyBoost}, {"ctx", s.ContextBoost}} {
+			if f.boost > 0 {
+				q := query.NewMatchQuery(s.Text)
+				q.SetField(f.name)
+				q.Analyzer = AnalyzerName
+				q.SetBoost(f.boost)
+				parts = append(parts, q)
+			}
+		}
+		if len(parts) > 1 {
+			must = query.NewDisjunctionQuery(parts)
+		}
+	} else {
+		must = query.NewMatchAllQuery()
+	}
+	ns := s.NS
+	if ns == "" {
+		ns = DefaultNS
+	}
+	// Filters are zero-boosted conjuncts: the conjunction advances all of
+	// them together, so a narrow filter (one week) keeps the search narrow,
+	// and a zero boost keeps them out of the score.
+	conj := []query.Query{must, zeroBoost(termQuery("ns", ns))}
+	if !s.Since.IsZero() || !s.Before.IsZero() {
+		conj = append(conj, zeroBoost(DateRange(s.Since, s.Before)))
+	}
+	if len(s.IDs) > 0 {
+		conj = append(conj, zeroBoost(query.NewDocIDQuery(s.IDs)))
+	}
+	var q query.Query = query.NewConjunctionQuery(conj)
+	if s.Filter != nil {
+		// A filter expression may be any shape; bleve's boolean filter
+		// clause checks it without scoring.
+		bq := query.NewBooleanQuery([]query.Query{q}, nil, nil)
+		bq.AddFilter(filterQuery(s.Filter))
+		q = bq
+	}
+	req := bleve.NewSearchRequestOptions(q, s.Size, 0, false)
+	req.SortBy([]string{"-_score", "_id"})
+	if !s.NoSession {
+		req.Fields = []string{"session"}
+	}
+	res, err := x.b.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("searching index: %w", err)
+	}
+	out := make([]Match, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = Match{ID: h.ID, Score: h.Score}
+		out[i].Session, _ = h.Fields["session"].(string)
+	}
+	return out, nil
+}
+
+func termQuery(field, term string) *query.TermQuery {
+	q := query.NewTermQuery(term)
+	q.SetField(field)
+	return q
+}
+
+// DateRange returns a query for chunk times in [since, before); a zero
+// bound leaves that side open.
+func DateRange(since, before time.Time) query.Query {
+	t, f := true, false
+	q := query.NewDateRangeInclusiveQuery(since.UTC(), before.UTC(), &t, &f)
+	if since.IsZero() {
+		q.Start = query.BleveQueryTime{}
+	}
+	if before.IsZero() {
+		q.End = query.BleveQueryTime{}
+	}
+	q.SetField("time")
+	return q
+}
+
+func zeroBoost(q query.Query) query.Query {
+	if b, ok := q.(query.BoostableQuery); ok {
+		b.SetBoost(0)
+	}
+	return q
+}
+
+// Matching returns the ids of every chunk that matches s's namespace,
+// window and filter, ignoring its text and size.
+func (x *Index) Matching(ctx context.Context, s Search) ([]string, error) {
+	s.Text, s.Size = "", 0
+	count, err := x.b.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	s.Size, s.NoSession = int(count), true
+	ms, err := x.Search(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids, nil
+}
