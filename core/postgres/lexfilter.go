@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/huimemory/huimemory/core/filter"
 	"github.com/huimemory/huimemory/core/index"
-	"github.com/jackc/pgx/v5"
 )
 
 // filterCompiler translates a filter expression (core/filter) into an SQL

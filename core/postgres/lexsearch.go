@@ -7,8 +7,9 @@ import (
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/search"
-	"github.com/huimemory/huimemory/core/index"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/huimemory/huimemory/core/index"
 )
 
 // Searching the lexical index: bleve's BM25 in SQL (see docs/postgres.md).

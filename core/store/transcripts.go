@@ -11,7 +11,7 @@ import (
 //	transcripts   namespace 0 session → {"file": path, "data": markdown}
 //
 // The bucket is created on first write.
-var bTranscripts = []byte("transcripts")
+var bTranscripts = []byte(TranscriptsBucket)
 
 type transcriptRecord struct {
 	File string `json:"file"`
@@ -63,7 +63,7 @@ func (t *Tx) DeleteTranscript(ns, session string) error {
 // home keeps them beside its week folders:
 //
 //	archives   namespace 0 week → the archive's bytes
-var bArchives = []byte("archives")
+var bArchives = []byte(ArchivesBucket)
 
 func archiveKey(ns, week string) []byte { return append(NamespacePrefix(ns), week...) }
 
