@@ -17,9 +17,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/store"
 )
 
@@ -73,10 +75,19 @@ func (e *Engine) openBackend(ctx context.Context, opts Options, lockWait time.Du
 		}
 		e.acc.unwatch = stop
 	}
+	if !e.backendBehind() {
+		return nil // readers do not wait for a writer
+	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	if e.acc.lockErr != nil {
-		return e.acc.lockErr
+	if err := e.acc.lockErr; err != nil {
+		if errors.Is(err, core.ErrLocked) {
+			// The writer that holds the lock catches up when its write
+			// ends; this engine reads meanwhile.
+			e.logf("huimem: %s is behind its store, and another server is writing; reading meanwhile", b.Name)
+			return nil
+		}
+		return err
 	}
 	if err := e.catchUp(ctx); err != nil {
 		return err
@@ -88,6 +99,24 @@ func (e *Engine) openBackend(ctx context.Context, opts Options, lockWait time.Du
 		return fmt.Errorf("finishing an interrupted forget: %w", err)
 	}
 	return nil
+}
+
+// backendBehind reports whether the backend has work left by a writer
+// that died: an index behind the store, transcripts queued, a forget
+// pending.
+func (e *Engine) backendBehind() bool {
+	var gen uint64
+	var outbox, dirty int
+	var forget bool
+	e.st.View(func(tx *store.Tx) error {
+		gen, outbox = tx.Gen(), tx.OutboxLen()
+		list, _ := tx.DirtySessions()
+		dirty = len(list)
+		forget = tx.Meta(forgetPendingKey) != nil
+		return nil
+	})
+	igen, err := e.ix.Gen()
+	return err != nil || igen != gen || outbox > 0 || dirty > 0 || forget
 }
 
 // storeGen reads the store's generation (0 if it cannot be read).

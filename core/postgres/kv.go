@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/huimemory/huimemory/core"
@@ -138,35 +139,39 @@ func (k *KV) Notify(tx store.KVTx, channel, payload string) error {
 }
 
 // LockWriter takes the writer lock, waiting at most wait for the server
-// that holds it, and returns how long it waited.
+// that holds it, and returns how long it waited. It blocks in
+// pg_advisory_lock under a lock_timeout rather than polling, so that
+// waiting servers are served in the order they came (PostgreSQL queues
+// lock requests) and a server that releases the lock cannot take it back
+// ahead of them.
 func (k *KV) LockWriter(ctx context.Context, wait time.Duration) (time.Duration, error) {
 	start := time.Now()
 	conn, err := k.db.pool.Acquire(ctx)
 	if err != nil {
 		return time.Since(start), fmt.Errorf("postgres: taking the writer lock: %w", err)
 	}
-	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
-		var ok bool
-		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, writerLockKey).Scan(&ok); err != nil {
-			conn.Release()
-			return time.Since(start), fmt.Errorf("postgres: taking the writer lock: %w", err)
-		}
-		if ok {
-			k.lock = conn
-			return time.Since(start), nil
-		}
-		if time.Since(start) >= wait {
-			conn.Release()
-			return time.Since(start), fmt.Errorf("%w: another server is writing to this database; waited %s for it (storage.lock_wait); try again later or raise storage.lock_wait",
+	ms := max(wait.Milliseconds(), 1)
+	_, err = conn.Exec(ctx, fmt.Sprintf("SET lock_timeout = %d", ms))
+	if err == nil {
+		_, err = conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, writerLockKey)
+	}
+	waited := time.Since(start)
+	if err != nil {
+		// The connection goes back to the pool only in a known state.
+		conn.Hijack().Close(context.Background())
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "55P03" { // lock_not_available
+			return waited, fmt.Errorf("%w: another server is writing to this database; waited %s for it (storage.lock_wait); try again later or raise storage.lock_wait",
 				core.ErrLocked, wait.Round(time.Millisecond))
 		}
-		select {
-		case <-ctx.Done():
-			conn.Release()
-			return time.Since(start), ctx.Err()
-		case <-time.After(pause):
-		}
+		return waited, fmt.Errorf("postgres: taking the writer lock: %w", err)
 	}
+	if _, err := conn.Exec(ctx, "RESET lock_timeout"); err != nil {
+		conn.Hijack().Close(context.Background()) // closing releases the lock
+		return waited, fmt.Errorf("postgres: taking the writer lock: %w", err)
+	}
+	k.lock = conn
+	return waited, nil
 }
 
 // UnlockWriter releases the writer lock.

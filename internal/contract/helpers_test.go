@@ -197,7 +197,7 @@ func stats(t *testing.T, e *engine.Engine) engine.Stats {
 	if err != nil {
 		t.Fatalf("Stats: %v", err)
 	}
-	s.Home, s.StoreBytes, s.IndexBytes, s.FilesBytes = "", 0, 0, 0
+	s.Home, s.Backend, s.StoreBytes, s.IndexBytes, s.FilesBytes = "", "", 0, 0, 0
 	return s
 }
 
