@@ -1,24 +1,25 @@
-// Package postgres is HuiMemory's PostgreSQL backend: the parts that let
-// several `huimem serve` processes share one memory in one database.
+// Package postgres is HuiMemory's PostgreSQL backend: what lets several
+// `huimem serve` processes share one memory in one database (issue 17).
 //
 // [Open] connects a pgx pool and applies the versioned schema in
-// core/postgres/migrations. On that schema the package provides:
+// core/postgres/migrations. [OpenBackend] puts the engine on it:
 //
-//   - the lexical index ([Lexical]): a tsvector per chunk built in Go from
-//     core/index's own analyzer (so both backends see the same terms),
-//     with the BM25 statistics kept in step in the writing transaction,
-//     and a BM25 search scored as the embedded bleve index scores it;
-//   - vectors: a [vector.Index] (exact cosine, cached per namespace in
-//     each server) loading from the vectors table ([DB.NewVectorIndex]),
-//     kept fresh by LISTEN/NOTIFY ([DB.WatchVectors]); and, when the
-//     pgvector extension is installed, an HNSW copy ([DB.EnableHNSW],
-//     [DB.SearchHNSW]);
-//   - what concurrent writers must agree on: per-session advisory locks
-//     ([LockSessionsTx]), chunk id allocation ([AllocIDTx]), generations
-//     and transcript blobs.
+//   - the store ([DB.KV]): core/store's key-value interface on the kv and
+//     kv_buckets tables, so the engine runs the same store code as on a
+//     home's bbolt file (transcripts and sealed weeks' archives
+//     included), with store writes serialised across servers and the
+//     engine's writer lock held as an advisory lock;
+//   - the lexical index ([Lexical], and [EngineIndex] as the engine uses
+//     it): a tsvector per chunk built in Go from core/index's own analyzer
+//     (so both backends see the same terms), with the BM25 statistics
+//     kept in step in the writing transaction, and a BM25 search scored
+//     as the embedded bleve index scores it;
+//   - fresh vector caches ([DB.WatchVectors]): each server keeps its own
+//     core/vector cache, loaded from the store; the store's transactions
+//     announce the namespaces and days they change and their generation
+//     on LISTEN/NOTIFY (core/store's notify.go), and the watcher drops
+//     what changed and tells the engine how far it has heard.
 //
-// The engine does not use this package yet: docs/postgres.md has the plan
-// (the interfaces the engine must take and how this package fills them),
-// the schema, and the ranking details. Everything here is safe for
-// concurrent use; the *Tx functions work inside a caller's transaction.
+// docs/postgres.md has the schema and the ranking details. Everything
+// here is safe for concurrent use.
 package postgres

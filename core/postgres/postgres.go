@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -49,13 +48,11 @@ func Validate(c Config) error {
 type DB struct {
 	pool    *pgxpool.Pool
 	cfg     Config
-	pgvec   bool
-	hnsw    atomic.Bool // vectors_hnsw exists
 	version int
 }
 
-// Open connects to the database, applies the missing migrations (unless
-// cfg.NoMigrate) and detects the pgvector extension.
+// Open connects to the database and applies the missing migrations
+// (unless cfg.NoMigrate).
 func Open(ctx context.Context, cfg Config) (*DB, error) {
 	setDefaults(&cfg)
 	if err := Validate(cfg); err != nil {
@@ -94,14 +91,6 @@ func (db *DB) start(ctx context.Context) error {
 		return fmt.Errorf("postgres: schema version %d, this binary needs %d (open without no_migrate to upgrade)", v, migrations.Latest())
 	}
 	db.version = v
-	if db.pgvec, err = detectPgvector(ctx, db.pool); err != nil || !db.pgvec {
-		return err
-	}
-	var hnsw bool
-	if err := db.pool.QueryRow(ctx, `SELECT to_regclass('vectors_hnsw') IS NOT NULL`).Scan(&hnsw); err != nil {
-		return fmt.Errorf("postgres: %w", err)
-	}
-	db.hnsw.Store(hnsw)
 	return nil
 }
 
@@ -113,10 +102,6 @@ func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
 // SchemaVersion returns the schema version of the database.
 func (db *DB) SchemaVersion() int { return db.version }
-
-// HasPgvector reports whether the pgvector extension is installed in the
-// database (see [DB.EnableHNSW]).
-func (db *DB) HasPgvector() bool { return db.pgvec }
 
 // retryable reports whether err is a serialization failure or a
 // deadlock, after which the whole transaction may be run again.
