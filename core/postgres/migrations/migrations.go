@@ -15,6 +15,11 @@
 //	2: the lexical index: lex_docs (a tsvector per chunk), lex_terms,
 //	   lex_stats, and the lex_tf and lex_bm25 functions.
 //	3: LISTEN/NOTIFY on vector changes (statement triggers).
+//	4: kv and kv_buckets: the engine's store as ordered buckets of keys
+//	   (core/store's KV interface).
+//	5: an index on lex_terms by term.
+//	6: drops the tables, sequence and triggers of 1 and 3 that the kv
+//	   store replaced (meta stays: it holds the index generation).
 package migrations
 
 import (
