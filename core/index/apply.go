@@ -7,21 +7,22 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/document"
+	bindex "github.com/blevesearch/bleve_index_api"
 )
 
 // ApplyParts is [Index.Apply] with each document's context given in
 // parts: parts[i], when not nil, replaces docs[i].Context with the
 // neighbours' texts one by one, as if joined by newlines. Each distinct
-// string (a text, a reply, a part) is analysed once per call, so a chunk
-// whose text and reply are also its neighbours' context parts costs one
-// analysis, not three; the index is the same as with the joined text
-// (the analyser never pairs tokens across a newline, and BM25 uses only
-// each term's count). Memory grows with the batch's text
-// (bleve analyses it all before it writes a segment): callers bound a
-// batch by count and bytes (see [DocBytes]).
+// string (a text, a reply, a part) is analysed once per call, and its
+// term counts are computed once: a chunk's text field shares them, and
+// its neighbours' ctx fields add them up (see [ctxField]). The index is
+// the same as with the joined text (the analyser never pairs tokens
+// across a newline, and BM25 uses only each term's count). Memory grows
+// with the batch's text (bleve analyses it all before it writes a
+// segment): callers bound a batch by count and bytes (see [DocBytes]).
 func (x *Index) ApplyParts(docs []Doc, parts [][]string, deletes []string, gen uint64) error {
 	batch := x.b.NewBatch()
-	ctx := &contextAnalysis{an: x.b.Mapping().AnalyzerNamed(AnalyzerName), parts: map[string]*partTokens{}}
+	ctx := newContextAnalysis(x.b.Mapping().AnalyzerNamed(AnalyzerName))
 	for i := range docs {
 		d := &docs[i]
 		var p []string
@@ -86,8 +87,15 @@ func (x *Index) document(d *Doc, parts []string, ctx *contextAnalysis) (*documen
 		default:
 			continue
 		}
-		doc.Fields[i] = document.NewTextFieldCustom(f.Name(), nil, nil, f.Options(),
-			&contextAnalyzer{c: ctx, parts: src, positions: f.Options().IncludeTermVectors()})
+		opts := f.Options()
+		if countsOnly(opts) && len(f.ArrayPositions()) == 0 {
+			// The usual case: the field keeps each term's count, which
+			// the parts' cached counts give without a token stream.
+			doc.Fields[i] = &ctxField{TextField: document.NewTextFieldCustom(f.Name(), nil, nil, opts, nil), c: ctx, parts: src}
+			continue
+		}
+		doc.Fields[i] = document.NewTextFieldCustom(f.Name(), f.ArrayPositions(), nil, opts,
+			&contextAnalyzer{c: ctx, parts: src, positions: opts.IncludeTermVectors()})
 	}
 	if !found {
 		return nil, fmt.Errorf("the mapping has no ctx field")
@@ -95,18 +103,32 @@ func (x *Index) document(d *Doc, parts []string, ctx *contextAnalysis) (*documen
 	return doc, nil
 }
 
-// contextAnalysis caches the token streams of context parts during one
-// Apply. Analysis runs on bleve's workers, in parallel: each part is
-// analysed once, by the first worker that needs it.
+// countsOnly reports whether a field with these options keeps only each
+// term's count (no positions), so that [ctxField] can index it.
+func countsOnly(o bindex.FieldIndexingOptions) bool {
+	return !o.IncludeTermVectors() && !o.SkipFreqNorm()
+}
+
+// contextAnalysis caches the analysis of the strings of one Apply: their
+// token streams, or, for fields without term vectors, their term counts.
+// Analysis runs on bleve's workers, in parallel: each string is analysed
+// once, by the first worker that needs it.
 type contextAnalysis struct {
 	an    analysis.Analyzer
 	mu    sync.Mutex
 	parts map[string]*partTokens
 }
 
+func newContextAnalysis(an analysis.Analyzer) *contextAnalysis {
+	return &contextAnalysis{an: fastAnalyzer(an), parts: map[string]*partTokens{}}
+}
+
 type partTokens struct {
-	once   sync.Once
-	tokens analysis.TokenStream
+	tokensOnce sync.Once
+	tokens     analysis.TokenStream
+	freqsOnce  sync.Once
+	freqs      bindex.TokenFrequencies
+	length     int
 }
 
 // tokens returns the tokens the analyser makes of the parts joined by
@@ -121,18 +143,18 @@ type partTokens struct {
 // parts' tokens are shared as they are, unless positions is set.
 func (c *contextAnalysis) tokens(parts []string, positions bool) analysis.TokenStream {
 	if len(parts) == 1 {
-		return c.part(parts[0])
+		return c.partTokens(parts[0])
 	}
 	var out analysis.TokenStream
 	if !positions {
 		for _, p := range parts {
-			out = append(out, c.part(p)...)
+			out = append(out, c.partTokens(p)...)
 		}
 		return out
 	}
 	pos, off := 0, 0
 	for _, p := range parts {
-		for _, t := range c.part(p) {
+		for _, t := range c.partTokens(p) {
 			u := *t
 			u.Position += pos
 			u.Start += off
@@ -147,7 +169,7 @@ func (c *contextAnalysis) tokens(parts []string, positions bool) analysis.TokenS
 	return out
 }
 
-func (c *contextAnalysis) part(p string) analysis.TokenStream {
+func (c *contextAnalysis) part(p string) *partTokens {
 	c.mu.Lock()
 	pt := c.parts[p]
 	if pt == nil {
@@ -155,8 +177,46 @@ func (c *contextAnalysis) part(p string) analysis.TokenStream {
 		c.parts[p] = pt
 	}
 	c.mu.Unlock()
-	pt.once.Do(func() { pt.tokens = c.an.Analyze([]byte(p)) })
+	return pt
+}
+
+func (c *contextAnalysis) partTokens(p string) analysis.TokenStream {
+	pt := c.part(p)
+	pt.tokensOnce.Do(func() { pt.tokens = c.an.Analyze([]byte(p)) })
 	return pt.tokens
+}
+
+// partFreqs returns the term counts of p and its number of tokens, as
+// [analysis.TokenFrequency] counts them for a field without term
+// vectors. The token stream is not kept.
+func (c *contextAnalysis) partFreqs(p string) (bindex.TokenFrequencies, int) {
+	pt := c.part(p)
+	pt.freqsOnce.Do(func() {
+		toks := c.an.Analyze([]byte(p))
+		pt.freqs, pt.length = termCounts(toks), len(toks)
+	})
+	return pt.freqs, pt.length
+}
+
+// termCounts is [analysis.TokenFrequency] for a field without term
+// vectors, with the counts allocated together.
+func termCounts(toks analysis.TokenStream) bindex.TokenFrequencies {
+	out := make(bindex.TokenFrequencies, len(toks))
+	var slab []bindex.TokenFreq
+	for _, t := range toks {
+		if tf := out[string(t.Term)]; tf != nil {
+			tf.SetFrequency(tf.Frequency() + 1)
+			continue
+		}
+		if len(slab) == cap(slab) {
+			slab = make([]bindex.TokenFreq, 0, min(len(toks), 64))
+		}
+		slab = append(slab, bindex.TokenFreq{Term: t.Term})
+		tf := &slab[len(slab)-1]
+		tf.SetFrequency(1)
+		out[string(t.Term)] = tf
+	}
+	return out
 }
 
 // contextAnalyzer is the analyser of one document's ctx field: it ignores
