@@ -33,3 +33,21 @@ func TestDefaultsAgree(t *testing.T) {
 		t.Errorf("the defaults do not validate: %v", err)
 	}
 }
+
+// TestDefaultEmbedderIsChosen: the defaults name no embedder, so that the
+// CLI chooses one (use-lite when its weights are installed, else hash;
+// plugins/host ChooseEmbedder), and a Config built in Go without a name
+// still gets hash from SetDefaults.
+func TestDefaultEmbedderIsChosen(t *testing.T) {
+	var fromYAML core.Config
+	if err := yaml.Unmarshal(configs.Default, &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if got := fromYAML.Embedding.PluginSpec; got.Name != "" || got.Command != "" {
+		t.Errorf("config.yaml names the embedder %+v; want it left to the automatic choice", got)
+	}
+	fromYAML.SetDefaults()
+	if fromYAML.Embedding.Name != "hash" || fromYAML.Embedding.Dim != 256 {
+		t.Errorf("SetDefaults gives %q/%d, want hash/256", fromYAML.Embedding.Name, fromYAML.Embedding.Dim)
+	}
+}

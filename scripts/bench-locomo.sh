@@ -9,6 +9,10 @@
 # read it from there, never copy it into the repository). The use-lite rows
 # need the model weights: scripts/fetch-models.sh.
 set -euo pipefail
+# Rows that name no embedder mean the built-in default, hash, whatever
+# models this machine has installed (an unnamed embedder would pick
+# use-lite when its weights are there); use-lite rows name it.
+export HUIMEM_EMBEDDING_NAME=${HUIMEM_EMBEDDING_NAME:-hash}
 cd "$(dirname "$0")/.."
 data=${1:-../shared/bench/locomo/locomo-dev.json}
 [ -f "$data" ] || { echo "bench-locomo: no LoCoMo data at $data" >&2; exit 2; }

@@ -23,6 +23,10 @@
 # whose label matches it; HUIMEM_BENCH_HEADER=noheader leaves out the
 # table's header, to append rows to an earlier table.
 set -euo pipefail
+# Rows that name no embedder mean the built-in default, hash, whatever
+# models this machine has installed (an unnamed embedder would pick
+# use-lite when its weights are there); use-lite rows name it.
+export HUIMEM_EMBEDDING_NAME=${HUIMEM_EMBEDDING_NAME:-hash}
 cd "$(dirname "$0")/.."
 locomo=${1:-../shared/bench/locomo/locomo-dev.json}
 beam=${2:-../shared/bench/beam/100K-dev}

@@ -129,7 +129,7 @@ the kill. Exits 1 on any error or violation.`,
 // fillDatabase ingests a seeded synthetic corpus of n chunks into the
 // PostgreSQL database dsn, with home as the local folder.
 func (a *app) fillDatabase(ctx context.Context, dsn, home string, n int) error {
-	cfg, err := a.loadConfig()
+	cfg, err := a.loadBenchConfig()
 	if err != nil {
 		return err
 	}

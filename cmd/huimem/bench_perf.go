@@ -42,7 +42,7 @@ in its own process so that peak RSS is its own.`,
 			if large {
 				list = append(list, 1_000_000)
 			}
-			cfg, err := a.loadConfig()
+			cfg, err := a.loadBenchConfig()
 			if err != nil {
 				return err
 			}

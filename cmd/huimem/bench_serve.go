@@ -77,7 +77,7 @@ p50/p99 latency. The load is bounded and stops by itself.`,
 
 // buildHome ingests a seeded synthetic corpus of n chunks into home.
 func (a *app) buildHome(ctx context.Context, home string, n int) error {
-	cfg, err := a.loadConfig()
+	cfg, err := a.loadBenchConfig()
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 func (a *app) configCmd() *cobra.Command {
@@ -23,11 +24,46 @@ func (a *app) configCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			var doc yaml.Node
+			if err := doc.Encode(cfg); err != nil {
+				return fmt.Errorf("encoding the configuration: %w", err)
+			}
+			commentEmbedder(&doc, a.embedder)
 			enc := yaml.NewEncoder(a.stdout)
 			enc.SetIndent(2)
-			return enc.Encode(cfg)
+			return enc.Encode(&doc)
 		},
 	}
+}
+
+// commentEmbedder puts on the embedding.name line of doc, the encoded
+// configuration, which embedder runs and why when HuiMemory chose it:
+//
+//	name: use-lite # auto: weights installed at /root/.cache/huimem/models/use-lite
+func commentEmbedder(doc *yaml.Node, choice host.EmbedderChoice) {
+	if !choice.Auto {
+		return
+	}
+	if name := mappingValue(mappingValue(doc, "embedding"), "name"); name != nil {
+		name.LineComment = "auto: " + choice.Reason
+	}
+}
+
+// mappingValue returns the value of key in the mapping node m (or in the
+// mapping a document node holds), or nil.
+func mappingValue(m *yaml.Node, key string) *yaml.Node {
+	if m != nil && m.Kind == yaml.DocumentNode && len(m.Content) == 1 {
+		m = m.Content[0]
+	}
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // envPrefix starts every environment variable HuiMemory reads.

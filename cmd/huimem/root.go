@@ -18,6 +18,7 @@ import (
 	"github.com/huimemory/huimemory/configs"
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 // Exit codes.
@@ -40,6 +41,10 @@ type app struct {
 	// "recall" or "archive seal", which decides whether [app.open] may
 	// create a home.
 	command string
+	// embedder is which embedder the last loaded configuration runs and
+	// why (auto-selection: use-lite when its weights are installed);
+	// `huimem stats` and `huimem config` show it.
+	embedder host.EmbedderChoice
 }
 
 // homeCreators are the commands that may create a home that does not
@@ -96,6 +101,7 @@ links, so an LLM can walk a conversation with recall_by_id.`,
 		a.modelsCmd(),
 		a.forgetCmd(),
 		a.exportCmd(),
+		a.migrateCmd(),
 	)
 	return root
 }
@@ -191,11 +197,28 @@ func (a *app) loadConfig() (core.Config, error) {
 			p.spec.Name = filepath.Base(p.spec.Command)
 		}
 	}
+	// An embedder that is not named is chosen: use-lite when its weights
+	// are installed, else hash.
+	a.embedder = host.ChooseEmbedder(&cfg.Embedding)
 	cfg.SetDefaults()
 	if err := cfg.Validate(); err != nil {
 		return core.Config{}, usageError{err}
 	}
 	return cfg, nil
+}
+
+// loadBenchConfig is loadConfig for the performance benchmarks: an
+// embedder chosen automatically becomes hash, so that their figures do
+// not depend on which models a machine has installed (name one with
+// embedding.name or HUIMEM_EMBEDDING_NAME to measure it).
+func (a *app) loadBenchConfig() (core.Config, error) {
+	cfg, err := a.loadConfig()
+	if err == nil && a.embedder.Auto && cfg.Embedding.Name != "hash" {
+		cfg.Embedding.Name, cfg.Embedding.Dim, cfg.Embedding.ModelDir = "hash", 0, ""
+		cfg.SetDefaults()
+		a.embedder = host.EmbedderChoice{Name: "hash", Auto: true, Reason: "benchmarks use hash unless an embedder is named"}
+	}
+	return cfg, err
 }
 
 func orDefault(file string) string {
@@ -230,13 +253,18 @@ func (a *app) openWith(ctx context.Context, opts engine.Options, adjust func(*co
 	if err != nil {
 		return nil, cfg, fmt.Errorf("home %q: %w", cfg.Storage.Home, err)
 	}
-	isNew := !homeExists(home)
+	// On the postgres backend the memory is in the database; the home
+	// folder only caches, and is made when needed.
+	isNew := !homeExists(home) && cfg.Storage.Backend != core.BackendPostgres
 	notice, creates := homeCreators[a.command]
 	if isNew && !creates {
 		return nil, cfg, usagef("no HuiMemory home at %s (run \"huimem init\" or pass --home)", home)
 	}
 	a.shareHome(&opts, cfg)
 	e, err := a.openEngine(ctx, cfg, opts)
+	if errors.Is(err, core.ErrEmbedderChanged) && a.embedder.Auto {
+		e, cfg, err = a.openAutoFallback(ctx, cfg, opts, err)
+	}
 	if err == nil && isNew && notice {
 		fmt.Fprintf(a.stderr, "huimem: created a new HuiMemory home at %s\n", e.Home())
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/huimemory/huimemory/core/engine"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 func (a *app) statsCmd() *cobra.Command {
@@ -18,9 +19,12 @@ func (a *app) statsCmd() *cobra.Command {
 		Short: "Count what the home holds",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runQuery(a, cmd, query[engine.Stats]{
+			return runQuery(a, cmd, query[statsReport]{
 				JSON: asJSON,
-				Ask:  func(ctx context.Context, e *engine.Engine) (engine.Stats, error) { return e.Stats(ctx) },
+				Ask: func(ctx context.Context, e *engine.Engine) (statsReport, error) {
+					s, err := e.Stats(ctx)
+					return statsReport{Stats: s, EmbedderChoice: a.embedder}, err
+				},
 				Text: printStats,
 			})
 		},
@@ -29,8 +33,15 @@ func (a *app) statsCmd() *cobra.Command {
 	return cmd
 }
 
+// statsReport is what `huimem stats` prints: the engine's counts and
+// which embedder runs, and why.
+type statsReport struct {
+	engine.Stats
+	EmbedderChoice host.EmbedderChoice `json:"embedder_choice"`
+}
+
 // printStats prints what the home holds.
-func printStats(w io.Writer, s engine.Stats, _ error) error {
+func printStats(w io.Writer, s statsReport, _ error) error {
 	fmt.Fprintf(w, "home:       %s\n", s.Home)
 	fmt.Fprintf(w, "chunks:     %d\nmessages:   %d\nsessions:   %d\n", s.Chunks, s.Messages, s.Sessions)
 	names := make([]string, 0, len(s.Namespaces))
@@ -46,6 +57,9 @@ func printStats(w io.Writer, s engine.Stats, _ error) error {
 		fmt.Fprintf(w, "  namespace %s: %d chunks\n", label, s.Namespaces[ns])
 	}
 	fmt.Fprintf(w, "embedder:   %s (%s, %d dimensions)\n", s.Embedder.Name, s.Embedder.Model, s.Embedder.Dim)
+	if c := s.EmbedderChoice; c.Auto {
+		fmt.Fprintf(w, "            auto: %s\n", c.Reason)
+	}
 	fmt.Fprintf(w, "index:      %d documents, generation %d of %d, %d pending\n", s.IndexDocs, s.IndexGen, s.Generation, s.Pending)
 	fmt.Fprintf(w, "disk:       store %s, index %s, sessions %s\n", bytesize(s.StoreBytes), bytesize(s.IndexBytes), bytesize(s.FilesBytes))
 	return nil

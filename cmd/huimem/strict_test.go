@@ -305,17 +305,31 @@ func TestConfigKeys(t *testing.T) {
 	if code != 0 {
 		t.Fatal("config failed")
 	}
-	section := ""
+	// path holds the enclosing keys by indentation (two spaces a level);
+	// a key with no value on its line opens a nested section such as
+	// storage.postgres, whose keys are checked in full.
+	var path []string
 	for _, line := range strings.Split(out, "\n") {
-		if line == "" || strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "  -") || strings.HasPrefix(line, "-") {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "-") || strings.HasPrefix(trimmed, "#") {
 			continue
 		}
-		name, _, _ := strings.Cut(strings.TrimSpace(line), ":")
-		if !strings.HasPrefix(line, " ") {
-			section = name // a section, or a top-level key such as mode
+		level := (len(line) - len(strings.TrimLeft(line, " "))) / 2
+		if level > len(path) {
+			continue // inside a list or a map value such as options
+		}
+		path = path[:level]
+		name, value, _ := strings.Cut(trimmed, ":")
+		if level == 0 {
+			path = append(path, name) // a section, or a top-level key such as mode
 			continue
 		}
-		if k := section + "." + name; !slices.Contains(keys, k) {
+		k := strings.Join(append(slices.Clone(path), name), ".")
+		if value = strings.TrimSpace(value); value == "" && !slices.Contains(keys, k) {
+			path = append(path, name) // a nested section
+			continue
+		}
+		if !slices.Contains(keys, k) {
 			t.Errorf("config prints %q, which configKeys lacks", k)
 		}
 	}

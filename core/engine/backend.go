@@ -130,31 +130,34 @@ func (e *Engine) storeGen() uint64 {
 // before it drops the vector cache instead.
 const peerWait = 200 * time.Millisecond
 
-// awaitPeers gives a read on a backend what other servers committed
-// before it began (read-your-writes across servers): when the store's
-// generation is ahead of the notifications heard, it waits for them
-// (they come within milliseconds of the commit, in order), and after
-// peerWait drops the vector cache. Without a watcher it drops the cache
-// whenever the generation has moved.
-func (e *Engine) awaitPeers(ctx context.Context) {
-	if e.backend == nil {
-		return
-	}
-	gen := e.storeGen()
-	if e.acc.heard.Load() >= gen {
-		return
+// beforeRead runs before a recall. It checks that the stored vectors
+// still come from this engine's embedder, and on a backend it gives the
+// recall what other servers committed before it began (read-your-writes
+// across servers): when the store's generation is ahead of the
+// notifications heard, it waits for them (they come within milliseconds
+// of the commit, in order), and after peerWait drops the vector cache.
+// Without a watcher it drops the cache whenever the generation has moved.
+func (e *Engine) beforeRead(ctx context.Context) error {
+	var gen uint64
+	err := e.st.View(func(tx *store.Tx) error {
+		gen = tx.Gen()
+		return e.vectorsStillOurs(tx)
+	})
+	if err != nil || e.backend == nil || e.acc.heard.Load() >= gen {
+		return err
 	}
 	if e.acc.unwatch != nil {
 		deadline := time.Now().Add(peerWait)
 		for pause := 100 * time.Microsecond; time.Now().Before(deadline) && ctx.Err() == nil; pause = min(2*pause, 5*time.Millisecond) {
 			time.Sleep(pause)
 			if e.acc.heard.Load() >= gen {
-				return
+				return nil
 			}
 		}
 		e.logf("huimem: no word from %s of generation %d after %s; dropping the vector cache", e.backend.Name, gen, peerWait)
 	}
 	cacheInvalidator{e}.Reset()
+	return nil
 }
 
 // catchUp brings the backend's index in step with its store: it indexes

@@ -255,6 +255,24 @@ func (e *Engine) embedderRecord(tx *store.Tx, allowChange bool) (bool, error) {
 	return false, nil
 }
 
+// vectorsStillOurs checks that the stored vectors still come from this
+// engine's embedder: another process may have re-embedded the memory
+// (huimem reindex) since this one opened it, and then a query embedded
+// here would be compared with vectors of another model, and a write
+// would mix two models.
+func (e *Engine) vectorsStillOurs(tx *store.Tx) error {
+	raw := tx.Meta(store.MetaEmbedder)
+	if e.embedderChanged || raw == nil {
+		return nil
+	}
+	var cur core.EmbedderInfo
+	if json.Unmarshal(raw, &cur) != nil || cur == e.info {
+		return nil
+	}
+	return fmt.Errorf("%w: another process re-embedded this memory with %s after this one opened it with %s; restart this process",
+		core.ErrEmbedderChanged, describe(cur), describe(e.info))
+}
+
 func (e *Engine) putEmbedder(tx *store.Tx) error {
 	data, _ := json.Marshal(e.info)
 	return tx.SetMeta(store.MetaEmbedder, data)

@@ -319,5 +319,5 @@ func (e *Engine) writable() error {
 	if e.embedderChanged {
 		return fmt.Errorf("%w: run `huimem reindex` before adding memories", core.ErrEmbedderChanged)
 	}
-	return nil
+	return e.st.View(e.vectorsStillOurs)
 }

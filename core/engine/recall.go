@@ -252,7 +252,9 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 	if err != nil {
 		return nil, err
 	}
-	e.awaitPeers(ctx)
+	if err := e.beforeRead(ctx); err != nil {
+		return nil, err
+	}
 	e.ixMu.RLock()
 	defer e.ixMu.RUnlock()
 	ix, err := e.indexReady()

@@ -94,7 +94,14 @@ func Installed(name string) (dir string, ok bool) {
 		return "", false
 	}
 	dir = m.Dir()
-	return dir, m.check(dir, false) == nil
+	return dir, m.InstalledIn(dir)
+}
+
+// InstalledIn reports whether m is installed in dir, as cheaply as
+// [Installed] checks it: the stamp names m's tarball and every file is
+// there and not empty. It only reads the disk.
+func (m Model) InstalledIn(dir string) bool {
+	return m.check(dir, false) == nil
 }
 
 // Verify checks the installation of m in dir thoroughly: the stamp names

@@ -60,7 +60,12 @@ type entry struct {
 // of cfg.Extractors. It checks the configuration and builds the in-process
 // built-ins, but starts no process: each plugin process starts at its
 // first call. cfg should have its defaults set (core.Config.SetDefaults).
+// An embedding.name of [EmbedderAuto] is settled by [ChooseEmbedder].
 func New(ctx context.Context, cfg core.Config, opts Options) (*Host, error) {
+	if cfg.Embedding.Name == EmbedderAuto {
+		ChooseEmbedder(&cfg.Embedding)
+		cfg.SetDefaults()
+	}
 	return buildParts(ctx, cfg, opts, parts{embedder: true, chunker: true, extractors: true})
 }
 

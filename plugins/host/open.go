@@ -17,18 +17,23 @@ import (
 // the engine closes (Open chains their shutdown onto opts.OnClose), or
 // when Open fails.
 //
+// An embedding.name of [EmbedderAuto] is settled by [ChooseEmbedder] first.
+//
 // This is the one place where a configuration becomes an engine's parts;
 // the engine itself builds nothing.
 func Open(ctx context.Context, cfg core.Config, opts engine.Options, hopts Options) (*engine.Engine, error) {
+	if cfg.Embedding.Name == EmbedderAuto {
+		ChooseEmbedder(&cfg.Embedding)
+	}
 	cfg.SetDefaults()
+	if err := openBackend(ctx, cfg, &opts); err != nil {
+		return nil, errJoinClose(err, opts.OnClose)
+	}
 	want := parts{embedder: opts.Embedder == nil, chunker: opts.Chunker == nil, extractors: opts.Extractors == nil}
 	if want != (parts{}) {
 		h, err := buildParts(ctx, cfg, hopts, want)
 		if err != nil {
-			if opts.OnClose != nil {
-				err = errors.Join(err, opts.OnClose())
-			}
-			return nil, err
+			return nil, errJoinClose(err, opts.OnClose)
 		}
 		if want.embedder {
 			opts.Embedder = h.Embedder()
