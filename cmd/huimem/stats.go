@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/plugins/host"
 )
@@ -61,6 +62,10 @@ func printStats(w io.Writer, s statsReport, _ error) error {
 		fmt.Fprintf(w, "            auto: %s\n", c.Reason)
 	}
 	fmt.Fprintf(w, "index:      %d documents, generation %d of %d, %d pending\n", s.IndexDocs, s.IndexGen, s.Generation, s.Pending)
+	if s.Backend != core.BackendEmbedded {
+		fmt.Fprintf(w, "backend:    %s\n", s.Backend)
+		return nil
+	}
 	fmt.Fprintf(w, "disk:       store %s, index %s, sessions %s\n", bytesize(s.StoreBytes), bytesize(s.IndexBytes), bytesize(s.FilesBytes))
 	return nil
 }
