@@ -153,6 +153,11 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 	if err := e.autoSeal(ctx); err != nil {
 		return res, err
 	}
+	// issue 15: a home written before vectors moved into the time-ordered
+	// bucket moves over with its writes (readers take both layouts).
+	if err := e.st.MigrateVectors(ctx, 5000); err != nil {
+		e.logf("huimem: warning: %v (the vectors stay readable where they are)", err)
+	}
 	e.maybeRetryExtractions(ctx, len(res.ExtractFailures) > 0)
 	return res, nil
 }

@@ -249,6 +249,17 @@ func (t *Tx) MigrateVectors(from []byte, limit int) ([]byte, error) {
 // makes scans of an old home one cursor walk. It is safe to run while
 // other goroutines use the store.
 func (s *Store) MigrateVectors(ctx context.Context, batch int) error {
+	var legacy bool
+	s.View(func(tx *Tx) error {
+		if b := tx.b(bVecs); b != nil {
+			k, _ := b.Cursor().First()
+			legacy = k != nil
+		}
+		return nil
+	})
+	if !legacy {
+		return nil // the usual case: one read, no write
+	}
 	var from []byte
 	for {
 		if err := ctx.Err(); err != nil {
