@@ -218,13 +218,7 @@ func (e *Engine) repairShared(ctx context.Context) error {
 	e.ixMu.Lock()
 	e.stale = nil
 	e.ixMu.Unlock()
-	if err := e.writeTranscripts(ctx); err != nil {
-		return err
-	}
-	if _, _, err := e.finishForget(ctx); err != nil {
-		return fmt.Errorf("finishing an interrupted forget: %w", err)
-	}
-	return nil
+	return e.finishCrashed(ctx)
 }
 
 // upgrade makes a shared engine's handles read-write for the write in

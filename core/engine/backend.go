@@ -92,13 +92,7 @@ func (e *Engine) openBackend(ctx context.Context, opts Options, lockWait time.Du
 	if err := e.catchUp(ctx); err != nil {
 		return err
 	}
-	if err := e.writeTranscripts(ctx); err != nil {
-		return err
-	}
-	if _, _, err := e.finishForget(ctx); err != nil {
-		return fmt.Errorf("finishing an interrupted forget: %w", err)
-	}
-	return nil
+	return e.finishCrashed(ctx)
 }
 
 // backendBehind reports whether the backend has work left by a writer

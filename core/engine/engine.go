@@ -155,12 +155,17 @@ func (e *Engine) open(ctx context.Context, cfg core.Config, opts Options) error 
 	if err := e.openIndex(ctx); err != nil {
 		return err
 	}
-	// Transcripts left unwritten by a crash are written now.
+	return e.finishCrashed(ctx)
+}
+
+// finishCrashed does what a crash left undone, at open: it writes the
+// transcripts left unwritten, and finishes a forget interrupted after its
+// messages left the store (re-seal its weeks, drop the caches, compact
+// the store).
+func (e *Engine) finishCrashed(ctx context.Context) error {
 	if err := e.writeTranscripts(ctx); err != nil {
 		return err
 	}
-	// A forget interrupted after its messages left the store is finished
-	// now: re-seal its weeks, drop the caches, compact the store.
 	if _, _, err := e.finishForget(ctx); err != nil {
 		return fmt.Errorf("finishing an interrupted forget: %w", err)
 	}

@@ -72,6 +72,29 @@ func (e *Engine) reopenFor(ns, session string) error {
 	return nil
 }
 
+// unsealWeekTx gives a sealed week's messages their text back from the
+// archive and forgets the seal, in tx; with dirty, it queues the week's
+// sessions for their transcripts (a backend stores them, a home has them
+// unpacked already).
+func (e *Engine) unsealWeekTx(tx *store.Tx, w weekRef, dirty bool) error {
+	recs, err := tx.SealedSessions(w.ns, w.week)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		err := tx.UnsealSession(w.ns, r.Session, func(m *store.Message) (string, error) { return e.sealedText(tx, m) })
+		if err != nil {
+			return err
+		}
+		if dirty {
+			if err := tx.MarkSessionDirty(w.ns, r.Session); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.DeleteWeek(w.ns, w.week)
+}
+
 // reopenWeek turns a sealed week back into loose files and stored text.
 // The caller holds writeMu (or is Open).
 func (e *Engine) reopenWeek(w weekRef) error {
@@ -114,19 +137,7 @@ func (e *Engine) reopenWeek(w weekRef) error {
 		return err
 	}
 	// Step 2: the text goes back into the store.
-	err = e.st.Update(func(tx *store.Tx) error {
-		recs, err := tx.SealedSessions(w.ns, w.week)
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			err := tx.UnsealSession(w.ns, r.Session, func(m *store.Message) (string, error) { return e.sealedText(tx, m) })
-			if err != nil {
-				return err
-			}
-		}
-		return tx.DeleteWeek(w.ns, w.week)
-	})
+	err = e.st.Update(func(tx *store.Tx) error { return e.unsealWeekTx(tx, w, false) })
 	if err != nil {
 		return fmt.Errorf("restoring the text: %w", err)
 	}

@@ -264,8 +264,37 @@ func (e *Engine) renderLoose(w weekRef, p sealPaths, sessions []*store.Session) 
 	if err := removeTemps(p.dir); err != nil {
 		return nil, err
 	}
-	rendered := map[string]string{}
 	var written []string
+	rendered, err := e.renderWeek(w, sessions, func(rel string, data []byte) error {
+		file := filepath.Join(p.dir, filepath.FromSlash(rel))
+		cur, err := os.ReadFile(file)
+		if err == nil && bytes.Equal(cur, data) {
+			return nil
+		}
+		if err == nil {
+			e.logf("huimem: %s differed from the store; sealing the store's version", filepath.Join(sessionsDir, filepath.FromSlash(w.dir()+"/"+rel)))
+		}
+		if err := replaceFile(file, data); err != nil {
+			return err
+		}
+		written = append(written, file)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := syncFiles(p.root, written); err != nil {
+		return nil, fmt.Errorf("flushing transcripts: %w", err)
+	}
+	return rendered, nil
+}
+
+// renderWeek renders the transcript of each of a week's sessions from the
+// store and hands it to each with its path in the week folder; it returns
+// each transcript's SHA-256 by that path. A session with messages sealed
+// in another week cannot be packed.
+func (e *Engine) renderWeek(w weekRef, sessions []*store.Session, each func(rel string, data []byte) error) (map[string]string, error) {
+	rendered := map[string]string{}
 	for _, s := range sessions {
 		rel := strings.TrimPrefix(s.File, w.dir()+"/")
 		_, data, sealed, err := e.renderTranscript(s.NS, s.Session)
@@ -277,21 +306,9 @@ func (e *Engine) renderLoose(w weekRef, p sealPaths, sessions []*store.Session) 
 		}
 		sum := sha256.Sum256(data)
 		rendered[rel] = hex.EncodeToString(sum[:])
-		file := filepath.Join(p.dir, filepath.FromSlash(rel))
-		cur, err := os.ReadFile(file)
-		if err == nil && bytes.Equal(cur, data) {
-			continue
-		}
-		if err == nil {
-			e.logf("huimem: %s differed from the store; sealing the store's version", filepath.Join(sessionsDir, filepath.FromSlash(s.File)))
-		}
-		if err := replaceFile(file, data); err != nil {
+		if err := each(rel, data); err != nil {
 			return nil, err
 		}
-		written = append(written, file)
-	}
-	if err := syncFiles(p.root, written); err != nil {
-		return nil, fmt.Errorf("flushing transcripts: %w", err)
 	}
 	return rendered, nil
 }

@@ -38,25 +38,15 @@ func (e *Engine) sealWeekBackend(w weekRef, sessions []*store.Session) (*WeekInf
 	}
 	defer os.RemoveAll(tmp)
 	dir := filepath.Join(tmp, "week")
-	rendered := map[string]string{}
-	for _, s := range sessions {
-		rel := strings.TrimPrefix(s.File, w.dir()+"/")
-		_, data, sealed, err := e.renderTranscript(s.NS, s.Session)
-		if err != nil {
-			return nil, err
-		}
-		if sealed {
-			return nil, fmt.Errorf("session %q still has messages sealed in another week", s.Session)
-		}
-		sum := sha256.Sum256(data)
-		rendered[rel] = hex.EncodeToString(sum[:])
+	rendered, err := e.renderWeek(w, sessions, func(rel string, data []byte) error {
 		file := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-			return nil, err
+			return err
 		}
-		if err := os.WriteFile(file, data, 0o600); err != nil {
-			return nil, err
-		}
+		return os.WriteFile(file, data, 0o600)
+	})
+	if err != nil {
+		return nil, err
 	}
 	arch := filepath.Join(tmp, w.week+archive.Ext)
 	f, err := os.Create(arch)
@@ -114,23 +104,10 @@ func (e *Engine) reopenWeekBackend(w weekRef) error {
 		if err != nil || wk == nil {
 			return err
 		}
-		recs, err := tx.SealedSessions(w.ns, w.week)
-		if err != nil {
+		if err := e.unsealWeekTx(tx, w, true); err != nil {
 			return err
 		}
-		for _, r := range recs {
-			err := tx.UnsealSession(w.ns, r.Session, func(m *store.Message) (string, error) { return e.sealedText(tx, m) })
-			if err != nil {
-				return err
-			}
-			if err := tx.MarkSessionDirty(w.ns, r.Session); err != nil {
-				return err
-			}
-		}
-		if err := tx.DeleteArchive(w.ns, w.week); err != nil {
-			return err
-		}
-		return tx.DeleteWeek(w.ns, w.week)
+		return tx.DeleteArchive(w.ns, w.week)
 	})
 }
 
