@@ -55,6 +55,8 @@ type KV struct {
 	db *DB
 	// lock is the connection that holds the writer lock, if held.
 	lock *pgxpool.Conn
+	// hnsw, when set, mirrors bucket vectime into vectors_hnsw (hnsw.go).
+	hnsw *hnswState
 }
 
 var (
@@ -95,7 +97,7 @@ func (k *KV) run(write bool, fn func(store.KVTx) error) error {
 		return fmt.Errorf("postgres: beginning a store transaction: %w", err)
 	}
 	defer ptx.Rollback(ctx)
-	t := &kvTx{ctx: ctx, tx: ptx, write: write}
+	t := &kvTx{ctx: ctx, tx: ptx, write: write, hnsw: write && k.hnsw != nil}
 	if write {
 		if _, err := ptx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, storeTxLockKey); err != nil {
 			return fmt.Errorf("postgres: locking the store: %w", err)
@@ -114,7 +116,7 @@ func (k *KV) run(write bool, fn func(store.KVTx) error) error {
 	if !write {
 		return nil
 	}
-	if err := t.flush(); err != nil {
+	if err := t.flushPending(""); err != nil {
 		return err
 	}
 	for _, n := range t.notes {
@@ -196,8 +198,19 @@ type kvTx struct {
 	write   bool
 	buckets map[string]bool
 	queue   pgx.Batch
+	// pend holds the puts and deletes not yet sent, by bucket and key
+	// (the last write of a key wins): a key written many times in one
+	// transaction, such as a counter, reaches the table once, and reads
+	// of pending keys need no round trip.
+	pend    map[string]map[string]pendingWrite
+	npend   int
 	notes   [][2]string
 	err     error
+	// hnsw mirrors vectime into vectors_hnsw; the table's state is read
+	// on first use (hnswTable).
+	hnsw                  bool
+	hnswKnown, hnswExists bool
+	hnswDim               int
 }
 
 func (t *kvTx) fail(err error) {
@@ -235,6 +248,80 @@ func (t *kvTx) exec(sql string, args ...any) error {
 		return t.flush()
 	}
 	return nil
+}
+
+// pendingWrite is a put, or a delete.
+type pendingWrite struct {
+	v   []byte
+	del bool
+}
+
+// write records a put or a delete of key in bucket.
+func (t *kvTx) write1(bucket, key []byte, w pendingWrite) error {
+	if t.err != nil {
+		return t.err
+	}
+	if !t.write {
+		return errors.New("postgres: write in a read-only store transaction")
+	}
+	if t.pend == nil {
+		t.pend = map[string]map[string]pendingWrite{}
+	}
+	m := t.pend[string(bucket)]
+	if m == nil {
+		m = map[string]pendingWrite{}
+		t.pend[string(bucket)] = m
+	}
+	if _, ok := m[string(key)]; !ok {
+		t.npend++
+	}
+	m[string(key)] = w
+	if t.npend >= maxQueued {
+		return t.flushPending("")
+	}
+	return nil
+}
+
+// pending returns the unsent write of key in bucket, if any.
+func (t *kvTx) pending(bucket, key []byte) (pendingWrite, bool) {
+	w, ok := t.pend[string(bucket)][string(key)]
+	return w, ok
+}
+
+// flushPending sends the unsent writes of bucket (of every bucket when
+// bucket is ""), as one statement of puts and one of deletes per bucket
+// and thousand keys, in key order.
+func (t *kvTx) flushPending(bucket string) error {
+	for name, m := range t.pend {
+		if bucket != "" && name != bucket {
+			continue
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		var pb, pk, pv, db, dk [][]byte
+		for _, k := range keys {
+			if w := m[k]; w.del {
+				db, dk = append(db, []byte(name)), append(dk, []byte(k))
+			} else {
+				pb, pk, pv = append(pb, []byte(name)), append(pk, []byte(k)), append(pv, w.v)
+			}
+		}
+		for i := 0; i < len(dk); i += 1000 {
+			j := min(i+1000, len(dk))
+			t.queue.Queue(`DELETE FROM kv WHERE (bucket, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))`, db[i:j], dk[i:j])
+		}
+		for i := 0; i < len(pk); i += 1000 {
+			j := min(i+1000, len(pk))
+			t.queue.Queue(`INSERT INTO kv (bucket, key, value) SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[])
+				ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`, pb[i:j], pk[i:j], pv[i:j])
+		}
+		t.npend -= len(m)
+		delete(t.pend, name)
+	}
+	return t.flush()
 }
 
 // flush sends the queued writes.
@@ -281,8 +368,17 @@ func (t *kvTx) DeleteBucket(name []byte) error {
 		return fmt.Errorf("postgres: bucket %q: %w", name, core.ErrNotFound)
 	}
 	n := bytes.Clone(name)
+	if m := t.pend[string(name)]; m != nil {
+		t.npend -= len(m)
+		delete(t.pend, string(name))
+	}
 	if err := t.exec(`DELETE FROM kv WHERE bucket = $1`, n); err != nil {
 		return err
+	}
+	if t.hnsw && bytes.Equal(n, bucketVecTime) {
+		if err := t.hnswClear(); err != nil {
+			return err
+		}
 	}
 	if err := t.exec(`DELETE FROM kv_buckets WHERE name = $1`, n); err != nil {
 		return err
@@ -313,6 +409,12 @@ type kvBucket struct {
 
 func (b *kvBucket) Get(key []byte) []byte {
 	t := b.t
+	if w, ok := t.pending(b.name, key); ok {
+		if w.del {
+			return nil
+		}
+		return w.v
+	}
 	if t.flush() != nil {
 		return nil
 	}
@@ -339,12 +441,23 @@ func (b *kvBucket) Put(key, value []byte) error {
 	if v == nil {
 		v = []byte{}
 	}
-	return b.t.exec(`INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)
-		ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`, b.name, bytes.Clone(key), v)
+	if err := b.t.write1(b.name, key, pendingWrite{v: v}); err != nil {
+		return err
+	}
+	if b.t.hnsw && bytes.Equal(b.name, bucketVecTime) {
+		return b.t.hnswPut(key, v)
+	}
+	return nil
 }
 
 func (b *kvBucket) Delete(key []byte) error {
-	return b.t.exec(`DELETE FROM kv WHERE bucket = $1 AND key = $2`, b.name, bytes.Clone(key))
+	if err := b.t.write1(b.name, key, pendingWrite{del: true}); err != nil {
+		return err
+	}
+	if b.t.hnsw && bytes.Equal(b.name, bucketVecTime) {
+		return b.t.hnswDelete(key)
+	}
+	return nil
 }
 
 func (b *kvBucket) Cursor() store.Cursor { return &kvCursor{b: b} }
@@ -374,7 +487,7 @@ func (b *kvBucket) NextSequence() (uint64, error) {
 
 func (b *kvBucket) KeyN() int {
 	t := b.t
-	if t.flush() != nil {
+	if t.flushPending(string(b.name)) != nil {
 		return 0
 	}
 	var n int
@@ -420,7 +533,7 @@ func (c *kvCursor) Next() ([]byte, []byte) {
 func (c *kvCursor) fetch(from []byte, inclusive bool) ([]byte, []byte) {
 	t := c.b.t
 	c.page, c.i, c.more = nil, 0, false
-	if t.flush() != nil {
+	if t.flushPending(string(c.b.name)) != nil {
 		return nil, nil
 	}
 	switch {
