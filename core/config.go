@@ -106,6 +106,11 @@ type PostgresConfig struct {
 	// TxRetries is how many times a transaction that failed on a
 	// serialization failure or a deadlock is run again; 0 means 5.
 	TxRetries int `mapstructure:"tx_retries" json:"tx_retries" yaml:"tx_retries"`
+	// HNSW searches vectors with pgvector's approximate HNSW index
+	// (table vectors_hnsw, kept in step with the store) instead of each
+	// server's exact cache. Opening fails when the database has no
+	// pgvector extension. See docs/postgres.md.
+	HNSW bool `mapstructure:"hnsw" json:"hnsw" yaml:"hnsw"`
 }
 
 // DefaultLockWait is the default of storage.lock_wait.

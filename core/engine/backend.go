@@ -23,6 +23,7 @@ import (
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/store"
+	"github.com/huimemory/huimemory/core/vector"
 )
 
 // Backend is storage outside the home's files, handed to [Open] in
@@ -38,6 +39,21 @@ type Backend struct {
 	// Watch, when set, starts delivering other processes' changes of
 	// vectors to inv until the returned stop is called.
 	Watch func(ctx context.Context, inv Invalidator) (stop func(), err error)
+	// Vectors, when set, is the backend's own vector search (pgvector's
+	// HNSW index on PostgreSQL), used by recall instead of the engine's
+	// exact scan of its per-process cache.
+	Vectors VectorSearcher
+}
+
+// VectorSearcher is a backend's vector search. Search returns up to k
+// chunks of namespace ns with times in [since, before) (a zero time
+// leaves that side open) whose vectors are closest to q, best first, as
+// (*vector.Index).Search does: Score is the cosine similarity and Time
+// the chunk's time in Unix nanoseconds. allow, when set, must return true
+// for a chunk to count. It may be approximate, and must be safe for
+// concurrent use.
+type VectorSearcher interface {
+	Search(ctx context.Context, ns string, q []float32, since, before time.Time, k int, allow func(id string) bool) ([]vector.Match, error)
 }
 
 // BackendIndex is a [Lexical] index that can be emptied for a rebuild.

@@ -115,9 +115,10 @@ func (pl *candPool) addBM25(ctx context.Context, ix Lexical, bq index.Search) er
 	return nil
 }
 
-// addVectors embeds the query and adds the cosine scan's candidates, with
-// their similarities and ranks. It returns the query vector, or nil when
-// the vector signal is off or there is no text.
+// addVectors embeds the query and adds the cosine scan's candidates (the
+// backend's vector search when it has one), with their similarities and
+// ranks. It returns the query vector, or nil when the vector signal is off
+// or there is no text.
 func (e *Engine) addVectors(ctx context.Context, ix Lexical, p params, pl *candPool) ([]float32, error) {
 	if p.text == "" || e.cfg.Retriever.VectorWeight <= 0 {
 		return nil, nil
@@ -133,7 +134,12 @@ func (e *Engine) addVectors(ctx context.Context, ix Lexical, p params, pl *candP
 			return nil, err
 		}
 	}
-	vm, err := e.vx.Search(p.ns, qv, p.since, p.before, p.pool, allow)
+	var vm []vector.Match
+	if e.backend != nil && e.backend.Vectors != nil {
+		vm, err = e.backend.Vectors.Search(ctx, p.ns, qv, p.since, p.before, p.pool, allow)
+	} else {
+		vm, err = e.vx.Search(p.ns, qv, p.since, p.before, p.pool, allow)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -202,10 +202,10 @@ type kvTx struct {
 	// (the last write of a key wins): a key written many times in one
 	// transaction, such as a counter, reaches the table once, and reads
 	// of pending keys need no round trip.
-	pend    map[string]map[string]pendingWrite
-	npend   int
-	notes   [][2]string
-	err     error
+	pend  map[string]map[string]pendingWrite
+	npend int
+	notes [][2]string
+	err   error
 	// hnsw mirrors vectime into vectors_hnsw; the table's state is read
 	// on first use (hnswTable).
 	hnsw                  bool

@@ -26,13 +26,19 @@ func openBackend(ctx context.Context, cfg core.Config, opts *engine.Options) err
 }
 
 // PostgresBackend makes an engine backend of a PostgreSQL one.
+// With storage.postgres.hnsw set, recall searches pgvector's HNSW index
+// instead of each server's exact vector cache.
 func PostgresBackend(b *postgres.Backend) *engine.Backend {
-	return &engine.Backend{
+	eb := &engine.Backend{
 		Name:  core.BackendPostgres,
 		Store: b.Store,
 		Index: b.Index,
 		Watch: func(ctx context.Context, inv engine.Invalidator) (func(), error) { return b.Watch(ctx, inv) },
 	}
+	if b.Vectors != nil { // not a typed nil in the interface
+		eb.Vectors = b.Vectors
+	}
+	return eb
 }
 
 // errJoinClose calls onClose, if set, and joins its error to err.
@@ -43,4 +49,7 @@ func errJoinClose(err error, onClose func() error) error {
 	return err
 }
 
-var _ engine.BackendIndex = (*postgres.EngineIndex)(nil)
+var (
+	_ engine.BackendIndex   = (*postgres.EngineIndex)(nil)
+	_ engine.VectorSearcher = (*postgres.HNSW)(nil)
+)
