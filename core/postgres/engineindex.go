@@ -63,7 +63,51 @@ func (x *EngineIndex) Apply(docs []index.Doc, deletes []string, gen uint64) erro
 // do not deadlock; the generation row is written last.
 func (x *EngineIndex) ApplyParts(docs []index.Doc, parts [][]string, deletes []string, gen uint64) error {
 	ctx := context.Background()
-	// The last document of each id wins, unless the id is deleted.
+	byNS := groupByNS(docs, parts, deletes)
+	// Analyse before the transaction, so that a retry does not repeat it.
+	an := newAnalyses()
+	fields := map[string][][3]field{}
+	for ns, g := range byNS {
+		fs, err := an.docs(g.docs, g.parts)
+		if err != nil {
+			return err
+		}
+		fields[ns] = fs
+	}
+	return x.db.InTx(ctx, func(tx pgx.Tx) error {
+		gone, err := findDeleted(ctx, tx, deletes)
+		if err != nil {
+			return err
+		}
+		for _, ns := range nsOrder(byNS, gone) {
+			var ds []index.Doc
+			if g := byNS[ns]; g != nil {
+				ds = g.docs
+			}
+			if err := applyTx(ctx, tx, ns, ds, fields[ns], gone[ns]); err != nil {
+				return fmt.Errorf("indexing namespace %q: %w", ns, err)
+			}
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO meta (ns, key, value) VALUES ('', $1, $2)
+			ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value`,
+			genKey, []byte(strconv.FormatUint(gen, 10)))
+		if err != nil {
+			return fmt.Errorf("recording the index generation: %w", err)
+		}
+		return nil
+	})
+}
+
+// nsDocs are the documents of one namespace in an apply, with their
+// context parts (nil where a document has none).
+type nsDocs struct {
+	docs  []index.Doc
+	parts [][]string
+}
+
+// groupByNS groups docs, and their parts, by namespace, keeping the last
+// document of each id unless the id is in deletes.
+func groupByNS(docs []index.Doc, parts [][]string, deletes []string) map[string]*nsDocs {
 	deleted := make(map[string]bool, len(deletes))
 	for _, id := range deletes {
 		deleted[id] = true
@@ -71,10 +115,6 @@ func (x *EngineIndex) ApplyParts(docs []index.Doc, parts [][]string, deletes []s
 	last := make(map[string]int, len(docs))
 	for i := range docs {
 		last[docs[i].ID] = i
-	}
-	type nsDocs struct {
-		docs  []index.Doc
-		parts [][]string
 	}
 	byNS := map[string]*nsDocs{}
 	for i := range docs {
@@ -93,64 +133,50 @@ func (x *EngineIndex) ApplyParts(docs []index.Doc, parts [][]string, deletes []s
 		}
 		g.docs, g.parts = append(g.docs, *d), append(g.parts, p)
 	}
-	// Analyse before the transaction, so that a retry does not repeat it.
-	an := newAnalyses()
-	fields := map[string][][3]field{}
-	for ns, g := range byNS {
-		fs, err := an.docs(g.docs, g.parts)
-		if err != nil {
-			return err
-		}
-		fields[ns] = fs
+	return byNS
+}
+
+// findDeleted returns the ids in deletes that are indexed, by the
+// namespace that holds them.
+func findDeleted(ctx context.Context, tx pgx.Tx, deletes []string) (map[string][]string, error) {
+	gone := map[string][]string{}
+	if len(deletes) == 0 {
+		return gone, nil
 	}
-	return x.db.InTx(ctx, func(tx pgx.Tx) error {
-		gone := map[string][]string{}
-		if len(deletes) > 0 {
-			rows, err := tx.Query(ctx, `SELECT ns, id FROM lex_docs
-				WHERE ns = ANY(ARRAY(SELECT ns FROM lex_stats)) AND id = ANY($1)`, deletes)
-			if err != nil {
-				return fmt.Errorf("finding deleted chunks: %w", err)
-			}
-			for rows.Next() {
-				var ns, id string
-				if err := rows.Scan(&ns, &id); err != nil {
-					rows.Close()
-					return fmt.Errorf("finding deleted chunks: %w", err)
-				}
-				gone[ns] = append(gone[ns], id)
-			}
+	rows, err := tx.Query(ctx, `SELECT ns, id FROM lex_docs
+		WHERE ns = ANY(ARRAY(SELECT ns FROM lex_stats)) AND id = ANY($1)`, deletes)
+	if err != nil {
+		return nil, fmt.Errorf("finding deleted chunks: %w", err)
+	}
+	for rows.Next() {
+		var ns, id string
+		if err := rows.Scan(&ns, &id); err != nil {
 			rows.Close()
-			if err := rows.Err(); err != nil {
-				return fmt.Errorf("finding deleted chunks: %w", err)
-			}
+			return nil, fmt.Errorf("finding deleted chunks: %w", err)
 		}
-		var nss []string
-		for ns := range byNS {
+		gone[ns] = append(gone[ns], id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("finding deleted chunks: %w", err)
+	}
+	return gone, nil
+}
+
+// nsOrder returns the namespaces an apply writes, those with documents or
+// deletions, in order.
+func nsOrder(byNS map[string]*nsDocs, gone map[string][]string) []string {
+	var nss []string
+	for ns := range byNS {
+		nss = append(nss, ns)
+	}
+	for ns := range gone {
+		if byNS[ns] == nil {
 			nss = append(nss, ns)
 		}
-		for ns := range gone {
-			if byNS[ns] == nil {
-				nss = append(nss, ns)
-			}
-		}
-		slices.Sort(nss)
-		for _, ns := range nss {
-			var ds []index.Doc
-			if g := byNS[ns]; g != nil {
-				ds = g.docs
-			}
-			if err := applyTx(ctx, tx, ns, ds, fields[ns], gone[ns]); err != nil {
-				return fmt.Errorf("indexing namespace %q: %w", ns, err)
-			}
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO meta (ns, key, value) VALUES ('', $1, $2)
-			ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value`,
-			genKey, []byte(strconv.FormatUint(gen, 10)))
-		if err != nil {
-			return fmt.Errorf("recording the index generation: %w", err)
-		}
-		return nil
-	})
+	}
+	slices.Sort(nss)
+	return nss
 }
 
 // Search runs a BM25 search in namespace s.NS (see [Lexical.Search]).

@@ -238,9 +238,33 @@ func applyTx(ctx context.Context, tx pgx.Tx, ns string, docs []index.Doc, fields
 	for i := range docs {
 		gone = append(gone, docs[i].ID)
 	}
-	delta := map[termKey]int{}
-	var dDocs int64
-	var dTokens [3]int64
+	d := lexDelta{df: map[termKey]int{}}
+	if err := d.forgetTerms(ctx, tx, ns, gone); err != nil {
+		return err
+	}
+	if err := d.removeDocs(ctx, tx, ns, gone); err != nil {
+		return err
+	}
+	if err := d.insertDocs(ctx, tx, ns, docs, fields); err != nil {
+		return err
+	}
+	dTerms, err := updateTermStats(ctx, tx, ns, d.df)
+	if err != nil {
+		return err
+	}
+	return d.updateNamespaceStats(ctx, tx, ns, dTerms)
+}
+
+// lexDelta is what one apply changes in a namespace's statistics.
+type lexDelta struct {
+	df     map[termKey]int // document frequency of each (field, term)
+	docs   int64
+	tokens [3]int64 // tokens of text, reply, ctx
+}
+
+// forgetTerms counts the terms of the documents gone (replaced or
+// deleted) out of the document frequencies.
+func (d *lexDelta) forgetTerms(ctx context.Context, tx pgx.Tx, ns string, gone []string) error {
 	rows, err := tx.Query(ctx, `SELECT u.lexeme, w FROM lex_docs d, unnest(d.tsv) u, unnest(u.weights) w
 		WHERE d.ns = $1 AND d.id = ANY($2)`, ns, gone)
 	if err != nil {
@@ -252,13 +276,19 @@ func applyTx(ctx context.Context, tx pgx.Tx, ns string, docs []index.Doc, fields
 			rows.Close()
 			return fmt.Errorf("reading replaced documents: %w", err)
 		}
-		delta[termKey{w[0], term}]--
+		d.df[termKey{w[0], term}]--
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("reading replaced documents: %w", err)
 	}
-	rows, err = tx.Query(ctx, `DELETE FROM lex_docs WHERE ns = $1 AND id = ANY($2) RETURNING len_text, len_reply, len_ctx`, ns, gone)
+	return nil
+}
+
+// removeDocs deletes the documents gone and counts them and their tokens
+// out.
+func (d *lexDelta) removeDocs(ctx context.Context, tx pgx.Tx, ns string, gone []string) error {
+	rows, err := tx.Query(ctx, `DELETE FROM lex_docs WHERE ns = $1 AND id = ANY($2) RETURNING len_text, len_reply, len_ctx`, ns, gone)
 	if err != nil {
 		return fmt.Errorf("removing documents: %w", err)
 	}
@@ -268,44 +298,60 @@ func applyTx(ctx context.Context, tx pgx.Tx, ns string, docs []index.Doc, fields
 			rows.Close()
 			return fmt.Errorf("removing documents: %w", err)
 		}
-		dDocs--
+		d.docs--
 		for k := range l {
-			dTokens[k] -= l[k]
+			d.tokens[k] -= l[k]
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("removing documents: %w", err)
 	}
+	return nil
+}
 
-	if len(docs) > 0 {
-		batch := &pgx.Batch{}
-		for i := range docs {
-			d := &docs[i]
-			fs := fields[i]
-			for k := range fs {
-				for t := range fs[k].tf {
-					delta[termKey{[]byte{fieldText, fieldReply, fieldCtx}[k], t}]++
-				}
-				dTokens[k] += int64(fs[k].len)
-			}
-			dDocs++
-			batch.Queue(`INSERT INTO lex_docs (ns, id, session, t, tsv, len_text, len_reply, len_ctx, roles, speakers, topic, types)
-				VALUES ($1, $2, $3, $4, $5::tsvector, $6, $7, $8, $9, $10, $11, $12)`,
-				ns, d.ID, d.Session, d.Time, tsvectorLiteral(fs), fs[0].len, fs[1].len, fs[2].len,
-				nonNil(d.Roles), nonNil(d.Speakers), d.Topic, nonNil(d.Types))
-		}
-		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-			return fmt.Errorf("indexing documents: %w", err)
-		}
+// insertDocs writes docs, in one batch, and counts them, their terms and
+// their tokens in.
+func (d *lexDelta) insertDocs(ctx context.Context, tx pgx.Tx, ns string, docs []index.Doc, fields [][3]field) error {
+	if len(docs) == 0 {
+		return nil
 	}
+	batch := &pgx.Batch{}
+	for i := range docs {
+		doc := &docs[i]
+		fs := fields[i]
+		for k := range fs {
+			for t := range fs[k].tf {
+				d.df[termKey{[]byte{fieldText, fieldReply, fieldCtx}[k], t}]++
+			}
+			d.tokens[k] += int64(fs[k].len)
+		}
+		d.docs++
+		batch.Queue(`INSERT INTO lex_docs (ns, id, session, t, tsv, len_text, len_reply, len_ctx, roles, speakers, topic, types)
+			VALUES ($1, $2, $3, $4, $5::tsvector, $6, $7, $8, $9, $10, $11, $12)`,
+			ns, doc.ID, doc.Session, doc.Time, tsvectorLiteral(fs), fs[0].len, fs[1].len, fs[2].len,
+			nonNil(doc.Roles), nonNil(doc.Speakers), doc.Topic, nonNil(doc.Types))
+	}
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("indexing documents: %w", err)
+	}
+	return nil
+}
 
-	// Document frequencies, in (field, term) order.
+// updateTermStats adds the changes of document frequency in delta to
+// lex_terms, in (field, term) order, and removes the terms no document
+// holds any more. It returns the change in distinct terms of each field
+// (text, reply, ctx).
+func updateTermStats(ctx context.Context, tx pgx.Tx, ns string, delta map[termKey]int) ([3]int64, error) {
+	var dTerms [3]int64
 	keys := make([]termKey, 0, len(delta))
 	for k, v := range delta {
 		if v != 0 {
 			keys = append(keys, k)
 		}
+	}
+	if len(keys) == 0 {
+		return dTerms, nil
 	}
 	slices.SortFunc(keys, func(a, b termKey) int {
 		if a.field != b.field {
@@ -319,41 +365,44 @@ func applyTx(ctx context.Context, tx pgx.Tx, ns string, docs []index.Doc, fields
 	for i, k := range keys {
 		fieldNames[i], terms[i], dfs[i] = string(k.field), k.term, int32(delta[k])
 	}
-	var dTerms [3]int64
-	if len(keys) > 0 {
-		rows, err = tx.Query(ctx, `WITH up AS (
-				INSERT INTO lex_terms AS l (ns, field, term, df)
-				SELECT $1, f::"char", t, d FROM unnest($2::text[], $3::text[], $4::int[]) WITH ORDINALITY AS u(f, t, d, o) ORDER BY o
-				ON CONFLICT (ns, field, term) DO UPDATE SET df = l.df + EXCLUDED.df
-				RETURNING field, (xmax = 0) AS created, df)
-			SELECT field::text, count(*) FILTER (WHERE created), count(*) FILTER (WHERE df <= 0) FROM up GROUP BY field`,
-			ns, fieldNames, terms, dfs)
-		if err != nil {
-			return fmt.Errorf("updating term statistics: %w", err)
-		}
-		for rows.Next() {
-			var f string
-			var created, emptied int64
-			if err := rows.Scan(&f, &created, &emptied); err != nil {
-				rows.Close()
-				return fmt.Errorf("updating term statistics: %w", err)
-			}
-			dTerms[f[0]-fieldText] += created - emptied
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("updating term statistics: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM lex_terms WHERE ns = $1 AND df <= 0 AND term = ANY($2)`, ns, terms); err != nil {
-			return fmt.Errorf("updating term statistics: %w", err)
-		}
+	rows, err := tx.Query(ctx, `WITH up AS (
+			INSERT INTO lex_terms AS l (ns, field, term, df)
+			SELECT $1, f::"char", t, d FROM unnest($2::text[], $3::text[], $4::int[]) WITH ORDINALITY AS u(f, t, d, o) ORDER BY o
+			ON CONFLICT (ns, field, term) DO UPDATE SET df = l.df + EXCLUDED.df
+			RETURNING field, (xmax = 0) AS created, df)
+		SELECT field::text, count(*) FILTER (WHERE created), count(*) FILTER (WHERE df <= 0) FROM up GROUP BY field`,
+		ns, fieldNames, terms, dfs)
+	if err != nil {
+		return dTerms, fmt.Errorf("updating term statistics: %w", err)
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO lex_stats AS s VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	for rows.Next() {
+		var f string
+		var created, emptied int64
+		if err := rows.Scan(&f, &created, &emptied); err != nil {
+			rows.Close()
+			return dTerms, fmt.Errorf("updating term statistics: %w", err)
+		}
+		dTerms[f[0]-fieldText] += created - emptied
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return dTerms, fmt.Errorf("updating term statistics: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM lex_terms WHERE ns = $1 AND df <= 0 AND term = ANY($2)`, ns, terms); err != nil {
+		return dTerms, fmt.Errorf("updating term statistics: %w", err)
+	}
+	return dTerms, nil
+}
+
+// updateNamespaceStats adds d and dTerms, the change in distinct terms of
+// each field, to the namespace's lex_stats row.
+func (d *lexDelta) updateNamespaceStats(ctx context.Context, tx pgx.Tx, ns string, dTerms [3]int64) error {
+	_, err := tx.Exec(ctx, `INSERT INTO lex_stats AS s VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (ns) DO UPDATE SET docs = s.docs + EXCLUDED.docs,
 			terms_text = s.terms_text + EXCLUDED.terms_text, terms_reply = s.terms_reply + EXCLUDED.terms_reply,
 			terms_ctx = s.terms_ctx + EXCLUDED.terms_ctx, tokens_text = s.tokens_text + EXCLUDED.tokens_text,
 			tokens_reply = s.tokens_reply + EXCLUDED.tokens_reply, tokens_ctx = s.tokens_ctx + EXCLUDED.tokens_ctx`,
-		ns, dDocs, dTerms[0], dTerms[1], dTerms[2], dTokens[0], dTokens[1], dTokens[2])
+		ns, d.docs, dTerms[0], dTerms[1], dTerms[2], d.tokens[0], d.tokens[1], d.tokens[2])
 	if err != nil {
 		return fmt.Errorf("updating namespace statistics: %w", err)
 	}

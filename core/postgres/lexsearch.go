@@ -56,8 +56,23 @@ func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
 	if st.Docs == 0 {
 		return []index.Match{}, nil
 	}
-	mult := map[string]int{}
-	var distinct []string
+	distinct, mult := queryTerms(toks)
+	df, err := x.termDFs(ctx, s.NS, distinct)
+	if err != nil {
+		return nil, err
+	}
+	args := bm25Args(s, st, toks, distinct, mult, df)
+	where, err := conditions(s, args)
+	if err != nil {
+		return nil, err
+	}
+	return x.matches(ctx, bm25SQL+where+` ORDER BY score DESC, d.id COLLATE "C" LIMIT @size`, args, s.NoSession)
+}
+
+// queryTerms returns the distinct terms of toks that a tsvector can hold,
+// in order of first appearance, and how many times each appears.
+func queryTerms(toks []string) (distinct []string, mult map[string]int) {
+	mult = map[string]int{}
 	for _, t := range toks {
 		if len(t) > maxLexeme {
 			continue
@@ -67,18 +82,14 @@ func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
 		}
 		mult[t]++
 	}
-	boosts := [3]float64{1, s.ReplyBoost, s.ContextBoost}
-	parts := 0
-	var weights strings.Builder
-	for k, w := range []byte{fieldText, fieldReply, fieldCtx} {
-		if boosts[k] > 0 {
-			parts++
-			weights.WriteByte(w)
-		}
-	}
-	// Document frequencies of the query's terms.
+	return distinct, mult
+}
+
+// termDFs reads the document frequencies of the query's terms in
+// namespace ns, by field.
+func (x *Lexical) termDFs(ctx context.Context, ns string, distinct []string) (map[termKey]int64, error) {
 	df := map[termKey]int64{}
-	rows, err := x.db.pool.Query(ctx, `SELECT field::text, term, df FROM lex_terms WHERE ns = $1 AND term = ANY($2)`, s.NS, distinct)
+	rows, err := x.db.pool.Query(ctx, `SELECT field::text, term, df FROM lex_terms WHERE ns = $1 AND term = ANY($2)`, ns, distinct)
 	if err != nil {
 		return nil, fmt.Errorf("reading term statistics: %w", err)
 	}
@@ -95,8 +106,14 @@ func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("reading term statistics: %w", err)
 	}
+	return df, nil
+}
+
+// bm25IDF returns the idf of a term in a field, from the namespace's
+// statistics st and the query terms' document frequencies df.
+func bm25IDF(st Stats, df map[termKey]int64) func(f byte, t string) float64 {
 	n := float64(st.Docs)
-	idf := func(f byte, t string) float64 {
+	return func(f byte, t string) float64 {
 		d := float64(min(df[termKey{f, t}], st.Docs))
 		if st.Terms[f-fieldText] == 0 {
 			// A field no document has a term in has an average length of
@@ -106,6 +123,23 @@ func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
 		}
 		return math.Log(1 + (n-d+0.5)/(d+0.5))
 	}
+}
+
+// bm25Args returns bm25SQL's parameters for the query terms toks (distinct
+// of them, each mult times): the tsquery, each term's weight per field,
+// and the fields' average lengths.
+func bm25Args(s Search, st Stats, toks, distinct []string, mult map[string]int, df map[termKey]int64) pgx.NamedArgs {
+	boosts := [3]float64{1, s.ReplyBoost, s.ContextBoost}
+	parts := 0
+	var weights strings.Builder
+	for k, w := range []byte{fieldText, fieldReply, fieldCtx} {
+		if boosts[k] > 0 {
+			parts++
+			weights.WriteByte(w)
+		}
+	}
+	n := float64(st.Docs)
+	idf := bm25IDF(st, df)
 	// The query norm: every term scorer's (boost*idf)^2, repeats counted.
 	var sum float64
 	for _, t := range toks {
@@ -141,16 +175,11 @@ func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
 	for k := range avg {
 		avg[k] = math.Max(1, math.Ceil(float64(st.Terms[k])/n))
 	}
-	args := pgx.NamedArgs{
+	return pgx.NamedArgs{
 		"ns": s.NS, "q": q.String(), "terms": distinct, "wa": w[0], "wb": w[1], "wc": w[2], "mult": mults,
 		"ntok": float64(len(toks)), "parts": float64(parts), "k1": search.BM25_k1, "b": search.BM25_b,
 		"avga": avg[0], "avgb": avg[1], "avgc": avg[2], "size": s.Size,
 	}
-	where, err := conditions(s, args)
-	if err != nil {
-		return nil, err
-	}
-	return x.matches(ctx, bm25SQL+where+` ORDER BY score DESC, d.id COLLATE "C" LIMIT @size`, args, s.NoSession)
 }
 
 // matches runs a search query returning id, score and session.
