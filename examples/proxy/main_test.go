@@ -153,7 +153,10 @@ func TestTakeoverDemoAgainstRealServe(t *testing.T) {
 
 	// After the server stops, every message is on disk, once.
 	stop()
-	e, err := host.Open(t.Context(), core.Config{Storage: core.StorageConfig{Home: home}}, engine.Options{}, host.Options{})
+	// The embedder as `huimem serve` chose it: use-lite when its weights
+	// are installed, else hash.
+	cfg := core.Config{Storage: core.StorageConfig{Home: home}, Embedding: core.EmbeddingConfig{PluginSpec: core.PluginSpec{Name: host.EmbedderAuto}}}
+	e, err := host.Open(t.Context(), cfg, engine.Options{}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
