@@ -79,6 +79,8 @@ func (e *Engine) openBackend(ctx context.Context, opts Options, lockWait time.Du
 	e.backend = b
 	e.acc = access{external: true, lockWait: lockWait, onWait: opts.OnLockWait}
 	e.st, e.ix = b.Store, b.Index
+	// A write section whose writer lock could not be had writes nothing.
+	e.st.SetUpgrade(func() error { return e.acc.lockErr })
 	if err := e.checkEmbedder(ctx, opts.AllowEmbedderChange); err != nil {
 		return err
 	}

@@ -198,7 +198,8 @@ func (s *Store) checkSchema() error {
 
 // SetUpgrade sets the function [Store.Update] calls on a shared store
 // that is read-only at the time: it must make the store exclusive (see
-// [Store.Upgrade]) or fail. Without one, Update takes the writer lock and
+// [Store.Upgrade]) or fail. On a store in a KV ([OpenKV]) it is called
+// before every write, which it may refuse. Without one, Update takes the writer lock and
 // upgrades by itself; the store then stays exclusive until
 // [Store.Downgrade].
 func (s *Store) SetUpgrade(fn func() error) { s.upgrade = fn }
@@ -284,6 +285,13 @@ func (s *Store) Update(fn func(*Tx) error) error {
 		return t.flush()
 	}
 	if s.kv != nil {
+		if s.upgrade != nil {
+			// A shared KV's writer may refuse the write (the engine's
+			// writer lock could not be had; see SetUpgrade).
+			if err := s.upgrade(); err != nil {
+				return err
+			}
+		}
 		return s.kv.Update(run)
 	}
 	return s.db.Update(func(tx *bolt.Tx) error { return run(boltTx{tx}) })

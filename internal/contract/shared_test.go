@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
+	"github.com/huimemory/huimemory/plugins/embedder/hash"
+	"github.com/huimemory/huimemory/plugins/host"
 )
 
 // Two engines opened on one configuration are two servers on one
@@ -405,6 +408,80 @@ func TestConcurrentWritersOnTwoEngines(t *testing.T) {
 		}
 		if diff := cmp.Diff(cb, chains(t, open(t, cfg), "")); diff != "" {
 			t.Errorf("a re-opened engine sees other chains (-before +after):\n%s", diff)
+		}
+	})
+}
+
+// gateEmbedder is the hash embedder, except that a text containing
+// "BLOCK" holds the embedding (and so the write it belongs to, with its
+// writer lock) until gate is closed; entered is closed when it starts.
+type gateEmbedder struct {
+	core.Embedder
+	entered, gate chan struct{}
+}
+
+func (g *gateEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	for _, t := range texts {
+		if strings.Contains(t, "BLOCK") {
+			close(g.entered)
+			<-g.gate
+			break
+		}
+	}
+	return g.Embedder.Embed(ctx, texts)
+}
+
+// TestWriterWaitsThenGivesUp: while one engine writes, another engine's
+// write waits storage.lock_wait, then fails with core.ErrLocked and
+// writes nothing; reads go on meanwhile; once the first write is done the
+// second goes through.
+func TestWriterWaitsThenGivesUp(t *testing.T) {
+	each(t, func(t *testing.T, config func(*testing.T) core.Config) {
+		cfg := config(t)
+		cfg.Plugins.InProcess = true
+		emb, err := hash.New(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := &gateEmbedder{Embedder: emb, entered: make(chan struct{}), gate: make(chan struct{})}
+		a, err := host.Open(t.Context(), cfg, engine.Options{Embedder: g, Access: engine.AccessShared, LockWait: 10 * time.Second}, host.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		short := cfg
+		short.Storage.LockWait = 300 * time.Millisecond
+		b, err := host.Open(t.Context(), short, engine.Options{Access: engine.AccessShared, LockWait: short.Storage.LockWait}, host.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		msgs := chat("", "s1", 2, func(i int) string { return fmt.Sprintf("topic %d", i) })
+		ingest(t, b, msgs[:2])
+		done := make(chan error, 1)
+		go func() {
+			_, err := a.Ingest(context.Background(), []core.Message{{Session: "s2", Time: base, Role: core.RoleUser, Text: "BLOCK the writer"}})
+			done <- err
+		}()
+		<-g.entered // a holds the writer lock now
+		if _, err := b.Ingest(t.Context(), msgs[2:]); !errors.Is(err, core.ErrLocked) {
+			t.Errorf("a write while another engine writes: %v; want ErrLocked after the wait", err)
+		}
+		if _, err := b.Recall(t.Context(), core.Query{Text: "topic", NoTime: true}); err != nil {
+			t.Errorf("a read while another engine writes: %v", err)
+		}
+		if st, err := b.Stats(t.Context()); err != nil || st.Messages != 2 {
+			t.Errorf("after the refused write: %d messages, %v; want the 2 of the first ingest", st.Messages, err)
+		}
+		close(g.gate)
+		if err := <-done; err != nil {
+			t.Fatalf("the blocked write: %v", err)
+		}
+		if _, err := b.Ingest(t.Context(), msgs[2:]); err != nil {
+			t.Fatalf("the same write once the lock is free: %v", err)
+		}
+		if st, err := b.Stats(t.Context()); err != nil || st.Messages != 5 {
+			t.Errorf("at the end: %d messages, %v; want 5", st.Messages, err)
 		}
 	})
 }
