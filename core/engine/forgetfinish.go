@@ -125,10 +125,10 @@ func (e *Engine) finishForget(ctx context.Context) ([]string, store.CompactStats
 	}
 	e.removeEmptyWeeks(p.NS)
 	if e.backend != nil {
-		// Nothing lingers in the backend's index; the other servers drop
-		// their caches of vectors and of sealed weeks.
-		views.clear()
-		e.weekCache().Clear()
+		// Nothing lingers in the backend's index; this server and the
+		// others drop their caches of vectors and their copies of sealed
+		// weeks.
+		e.dropArchiveCopies()
 		return resealed, cs, e.st.Update(func(tx *store.Tx) error {
 			if err := tx.Notify(store.VectorChannel, `"reset"`); err != nil {
 				return err

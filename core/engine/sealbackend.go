@@ -156,9 +156,20 @@ func (c cacheInvalidator) Reset() {
 	// Everything is dropped: the caches are as fresh as the store now.
 	gen := c.e.storeGen()
 	c.e.vx.Reset()
-	views.clear()
-	c.e.weekCache().Clear()
+	c.e.dropArchiveCopies()
 	c.Heard(gen)
+}
+
+// dropArchiveCopies removes this server's copies of sealed weeks: the
+// decompressed weeks, the views made of them and the archive files, so
+// that text a forget removed from the store leaves this disk too. A
+// read of a sealed week meanwhile fetches the archive again.
+func (e *Engine) dropArchiveCopies() {
+	views.clear()
+	e.weekCache().Clear()
+	if e.backend != nil {
+		os.RemoveAll(filepath.Join(e.cacheDir(), "archives"))
+	}
 }
 
 // Heard records that every change up to generation gen has reached the

@@ -1,6 +1,9 @@
 package contract
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -85,4 +88,74 @@ func hitText(h core.Hit) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// TestForgetSealedLeavesNoCopies: after a forget of a sealed session, no
+// server keeps its text in its cache folder (decompressed weeks, or, on
+// PostgreSQL, copies of the archives), not even one that read the week
+// before the forget.
+func TestForgetSealedLeavesNoCopies(t *testing.T) {
+	each(t, func(t *testing.T, config func(*testing.T) core.Config) {
+		cfg := config(t)
+		a := open(t, cfg)
+		secret := "zanzibar vaccination appointment"
+		msgs := chat("", "s1", 2, func(i int) string { return []string{secret, "sourdough starter"}[i] })
+		ingest(t, a, msgs)
+		if _, err := a.Seal(t.Context(), engine.SealOptions{Now: base.AddDate(0, 0, 21)}); err != nil {
+			t.Fatal(err)
+		}
+		other := cfg
+		if cfg.Storage.Backend == core.BackendPostgres {
+			other.Storage.Home = t.TempDir() // a second server's own folder
+		}
+		b := open(t, other)
+		for _, e := range []*engine.Engine{a, b} {
+			res, err := e.Recall(t.Context(), core.Query{Text: "zanzibar vaccination", TopK: 1, NoTime: true})
+			if err != nil || len(res.Hits) != 1 || !strings.Contains(hitText(res.Hits[0]), secret) {
+				t.Fatalf("recall from the sealed week before the forget: %+v, %v", res, err)
+			}
+		}
+		if _, err := a.Forget(t.Context(), engine.ForgetOptions{Session: "s1"}); err != nil {
+			t.Fatal(err)
+		}
+		homes := []string{cfg.Storage.Home, other.Storage.Home}
+		var left []string
+		for try := 0; try < 100; try++ { // b hears of the forget within milliseconds
+			left = plainCopies(t, homes, "zanzibar")
+			if len(left) == 0 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if len(left) > 0 {
+			t.Errorf("forgotten text left in cache folders: %v", left)
+		}
+		if res, err := b.Recall(t.Context(), core.Query{Text: "zanzibar vaccination", NoTime: true}); err != nil || len(res.Hits) != 0 {
+			t.Errorf("b's recall after the forget: %+v, %v", res, err)
+		}
+	})
+}
+
+// plainCopies lists the files under each home's cache folder that hold
+// needle, or that are archive copies (which hold it compressed).
+func plainCopies(t *testing.T, homes []string, needle string) []string {
+	t.Helper()
+	var out []string
+	for _, h := range homes {
+		root := filepath.Join(h, "cache")
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			if strings.HasSuffix(p, ".tar.zst") && strings.Contains(p, string(filepath.Separator)+"archives"+string(filepath.Separator)) {
+				out = append(out, p)
+				return nil
+			}
+			if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), needle) {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	return out
 }
