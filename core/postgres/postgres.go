@@ -31,13 +31,14 @@ func setDefaults(c *Config) {
 // Validate checks a configuration, the DSN included.
 func Validate(c Config) error {
 	if c.DSN == "" {
-		return errors.New("postgres: storage.postgres.dsn is empty")
+		return fmt.Errorf("%w: postgres: storage.postgres.dsn is empty", core.ErrInvalid)
 	}
 	if _, err := pgxpool.ParseConfig(c.DSN); err != nil {
-		return fmt.Errorf("postgres: storage.postgres.dsn: %w", err)
+		// pgconn leaves a password out of its message.
+		return fmt.Errorf("%w: postgres: storage.postgres.dsn: %v", core.ErrInvalid, err)
 	}
 	if c.MaxConns < 0 || c.TxRetries < 0 {
-		return errors.New("postgres: max_conns and tx_retries must not be negative")
+		return fmt.Errorf("%w: postgres: max_conns and tx_retries must not be negative", core.ErrInvalid)
 	}
 	return nil
 }

@@ -1,9 +1,12 @@
 package postgres
 
 import (
+	"errors"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/postgres/migrations"
 	"github.com/huimemory/huimemory/internal/pgtest"
 )
@@ -30,9 +33,14 @@ func TestConfigValidate(t *testing.T) {
 		{Config{}, false},
 		{Config{DSN: "postgres://u@localhost:notaport/db"}, false},
 		{Config{DSN: "postgres://u@localhost/db", MaxConns: -1}, false},
+		{Config{DSN: "postgres://u:s3cret@localhost:notaport/db"}, false},
 	} {
-		if err := Validate(tc.cfg); (err == nil) != tc.okay {
+		err := Validate(tc.cfg)
+		if (err == nil) != tc.okay {
 			t.Errorf("Validate(%+v) = %v, want ok=%v", tc.cfg, err, tc.okay)
+		}
+		if err != nil && (!errors.Is(err, core.ErrInvalid) || strings.Contains(err.Error(), "s3cret")) {
+			t.Errorf("Validate(%+v) = %v; want core.ErrInvalid, without the password", tc.cfg, err)
 		}
 	}
 }
