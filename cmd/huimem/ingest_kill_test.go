@@ -12,19 +12,37 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/huimemory/huimemory/internal/pgtest"
 	"github.com/huimemory/huimemory/internal/synth"
 )
 
 // TestIngestSurvivesKill9 kills a real `huimem ingest` of a large file
 // with SIGKILL at several points, and checks each time that readers see
-// the home as it was before (or, if the ingest got to the end, as a clean
-// ingest leaves it), never a part of the file; then it runs the ingest
-// again and compares the home with a clean ingest.
+// the memory as it was before (or, if the ingest got to the end, as a
+// clean ingest leaves it), never a part of the file; then it runs the
+// ingest again and compares the memory with a clean ingest. It does so on
+// a home and on the PostgreSQL backend.
 func TestIngestSurvivesKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds huimem and ingests a few thousand messages several times")
 	}
 	bin := buildHuimem(t)
+	t.Run("embedded", func(t *testing.T) { ingestKill9(t, bin, func(string) []string { return nil }) })
+	t.Run("postgres", func(t *testing.T) {
+		srv := pgtest.Start(t)
+		dsns := map[string]string{}
+		ingestKill9(t, bin, func(home string) []string {
+			if dsns[home] == "" {
+				dsns[home] = srv.CreateDB(t)
+			}
+			return []string{"HUIMEM_STORAGE_BACKEND=postgres", "HUIMEM_STORAGE_POSTGRES_DSN=" + dsns[home]}
+		})
+	})
+}
+
+// ingestKill9 is TestIngestSurvivesKill9 with env giving each home's
+// extra environment (its database).
+func ingestKill9(t *testing.T, bin string, env func(home string) []string) {
 	dir := t.TempDir()
 	msgs := synth.Corpus(synth.Options{Seed: 3, Pairs: 2000, PerSession: 15})
 	var buf bytes.Buffer
@@ -42,7 +60,9 @@ func TestIngestSurvivesKill9(t *testing.T) {
 	}
 	run := func(home string, args ...string) string {
 		t.Helper()
-		out, err := exec.Command(bin, append([]string{"--home", home}, args...)...).Output()
+		cmd := exec.Command(bin, append([]string{"--home", home}, args...)...)
+		cmd.Env = append(os.Environ(), env(home)...)
+		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("huimem %v: %v", args, err)
 		}
@@ -78,6 +98,7 @@ func TestIngestSurvivesKill9(t *testing.T) {
 	killed := 0
 	for _, after := range []time.Duration{300 * time.Millisecond, 800 * time.Millisecond, 1500 * time.Millisecond, 2500 * time.Millisecond, 4 * time.Second} {
 		cmd := exec.Command(bin, "--home", home, "ingest", "--quiet", "--batch", batch, file)
+		cmd.Env = append(os.Environ(), env(home)...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
