@@ -18,7 +18,10 @@
 //     core/vector cache, loaded from the store; the store's transactions
 //     announce the namespaces and days they change and their generation
 //     on LISTEN/NOTIFY (core/store's notify.go), and the watcher drops
-//     what changed and tells the engine how far it has heard.
+//     what changed and tells the engine how far it has heard;
+//   - optionally ([HNSW], storage.postgres.hnsw), pgvector's HNSW index
+//     instead of the exact scan, its table kept by the store's
+//     transactions (hnsw.go, hnswmirror.go, hnswsearch.go).
 //
 // docs/postgres.md has the schema and the ranking details. Everything
 // here is safe for concurrent use.
