@@ -364,18 +364,24 @@ func (e *Engine) verifySealed(p sealPaths, info *archive.Info, rendered map[stri
 	return check, fault(stepVerified)
 }
 
+// newWeek is the record of a week sealed into the archive info
+// describes, under a new random seal id.
+func newWeek(w weekRef, archRel string, info *archive.Info, sessions int) *store.Week {
+	var b [8]byte
+	rand.Read(b[:])
+	return &store.Week{
+		NS: w.ns, Week: w.week, Seal: binary.LittleEndian.Uint64(b[:]),
+		Archive: archRel, SHA256: info.SHA256, ArchiveBytes: info.Bytes,
+		RawBytes: info.Manifest.Size(), Files: len(info.Manifest.Files), Sessions: sessions,
+		SealedAt: time.Now().Format(time.RFC3339Nano),
+	}
+}
+
 // commitSeal is step 4: one store transaction drops the text of the
 // week's messages, records where each session's transcript lives in the
 // archive, and records the week as sealed under a new random seal id.
 func (e *Engine) commitSeal(w weekRef, p sealPaths, info *archive.Info, sessions []*store.Session) (*store.Week, error) {
-	var b [8]byte
-	rand.Read(b[:])
-	wk := &store.Week{
-		NS: w.ns, Week: w.week, Seal: binary.LittleEndian.Uint64(b[:]),
-		Archive: p.archRel, SHA256: info.SHA256, ArchiveBytes: info.Bytes,
-		RawBytes: info.Manifest.Size(), Files: len(info.Manifest.Files), Sessions: len(sessions),
-		SealedAt: time.Now().Format(time.RFC3339Nano),
-	}
+	wk := newWeek(w, p.archRel, info, len(sessions))
 	err := e.st.Update(func(tx *store.Tx) error {
 		for _, s := range sessions {
 			rec := &store.SealedSession{NS: w.ns, Session: s.Session, Week: w.week, Seal: wk.Seal, File: strings.TrimPrefix(s.File, w.dir()+"/")}

@@ -13,9 +13,7 @@ package engine
 // their transcripts.
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -68,14 +66,7 @@ func (e *Engine) sealWeekBackend(w weekRef, sessions []*store.Session) (*WeekInf
 	if err != nil {
 		return nil, err
 	}
-	var b [8]byte
-	rand.Read(b[:])
-	wk := &store.Week{
-		NS: w.ns, Week: w.week, Seal: binary.LittleEndian.Uint64(b[:]),
-		Archive: p.archRel, SHA256: info.SHA256, ArchiveBytes: info.Bytes,
-		RawBytes: info.Manifest.Size(), Files: len(info.Manifest.Files), Sessions: len(sessions),
-		SealedAt: time.Now().Format(time.RFC3339Nano),
-	}
+	wk := newWeek(w, p.archRel, info, len(sessions))
 	err = e.st.Update(func(tx *store.Tx) error {
 		for _, s := range sessions {
 			rec := &store.SealedSession{NS: w.ns, Session: s.Session, Week: w.week, Seal: wk.Seal, File: strings.TrimPrefix(s.File, w.dir()+"/")}
