@@ -102,3 +102,9 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
+
+// bleve's index/scorch builds two Levenshtein automaton builders in its
+// package init (several ms of CPU and ~1 MB before main in every huimem
+// process) that only fuzzy queries use. The copy under internal/third_party
+// is vellum v1.2.1 with the builders made lazy: see its PATCH.md.
+replace github.com/blevesearch/vellum => ./internal/third_party/vellum
