@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,10 +21,10 @@ const defaultBeamDir = "../shared/bench/beam/100K-dev"
 
 func (a *app) benchColdCmd() *cobra.Command {
 	var sizes, beamDir, keep, exe string
-	var runs int
+	var runs, warm int
 	var large, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "cold [--chunks 10000,100000] [--large] [--beam [DIR]] [--runs 10] [--json]",
+		Use:   "cold [--chunks 10000,100000] [--large] [--beam [DIR]] [--runs 10] [--warm 300] [--json]",
 		Short: "Measure whole processes: one ingest, then one-shot recall and get, with peak RSS",
 		Long: `Measure HuiMemory as an agent that calls it as a command sees it. At each
 size in --chunks, write a synthetic corpus as JSONL, ingest it with one
@@ -32,6 +33,10 @@ size in --chunks, write a synthetic corpus as JSONL, ingest it with one
 max), the median CPU time and the peak RSS (from getrusage) of each, and
 the load average before and after (the machine may be shared: compare
 runs made one after the other). --large adds the 1,000,000-chunk step.
+
+--warm N then starts one "huimem serve" on the home and times N recalls
+over HTTP, one after the other, after 20 untimed ones (a sidecar's view):
+p50 and p99, and the server's CPU and peak RSS from start to shutdown.
 
 --beam ingests the BEAM 100K development chats instead
 (` + defaultBeamDir + `/*.messages.jsonl, or the folder given as
@@ -45,6 +50,9 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runs < 1 || runs > 1000 {
 				return usagef("bench cold: --runs %d is not between 1 and 1000", runs)
+			}
+			if warm < 0 || warm > 100000 {
+				return usagef("bench cold: --warm %d is not between 0 and 100000", warm)
 			}
 			type step struct {
 				chunks  int
@@ -86,7 +94,7 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 					return err
 				}
 				r, err := cold.Run(cmd.Context(), cold.Options{Exe: exe, Chunks: s.chunks, Runs: runs, Dir: dir,
-					Files: s.files, Queries: s.queries})
+					Files: s.files, Queries: s.queries, Warm: warm})
 				if keep != "" && err == nil {
 					err = os.Rename(filepath.Join(dir, "home"), filepath.Join(keep, fmt.Sprintf("home-%s-%d", r.Corpus, r.Chunks)))
 				}
@@ -110,6 +118,7 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 	f.StringVar(&beamDir, "beam", defaultBeamDir, "ingest the BEAM chats in this folder instead (real data)")
 	f.Lookup("beam").NoOptDefVal = defaultBeamDir
 	f.IntVar(&runs, "runs", 10, "one-shot recalls and gets to time at each size")
+	f.IntVar(&warm, "warm", 0, "also time this many recalls over HTTP to one warm huimem serve (0: none)")
 	f.StringVar(&keep, "keep", "", "move each home into this folder instead of deleting it, for profiling by hand")
 	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
 	f.StringVar(&exe, "exe", "", "the huimem binary to measure (default this one), to compare two builds")
@@ -158,5 +167,17 @@ func printCold(a *app, results []*cold.Result) {
 			r.Recall.MedianMS, r.Recall.MinMS, r.Recall.MaxMS, r.Recall.MedianCPUMS, mib(r.Recall.MaxPeakRSS),
 			r.Get.MedianMS, r.Get.MinMS, r.Get.MaxMS, r.Get.MedianCPUMS, mib(r.Get.MaxPeakRSS),
 			r.Load[0], r.Load[1])
+	}
+	if !slices.ContainsFunc(results, func(r *cold.Result) bool { return r.Warm != nil }) {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| corpus | chunks | warm serve recalls | p50 ms | p99 ms | serve CPU s | serve peak RSS MiB |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
+	for _, r := range results {
+		if r.Warm != nil {
+			fmt.Fprintf(w, "| %s | %d | %d | %.1f | %.1f | %.1f | %s |\n", r.Corpus, r.Chunks,
+				r.Warm.Recalls, r.Warm.P50MS, r.Warm.P99MS, r.Warm.CPUMS/1000, mib(r.Warm.PeakRSS))
+		}
 	}
 }

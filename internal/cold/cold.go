@@ -50,6 +50,9 @@ type Options struct {
 	Queries []string
 	// Keep leaves the home in Dir/home for a profile by hand.
 	Keep bool
+	// Warm, when above 0, also times that many recalls over HTTP to one
+	// `huimem serve` on the home, after the one-shot processes.
+	Warm int
 }
 
 // Proc is what one child process cost. CPU time is user plus system, of
@@ -73,6 +76,8 @@ type Result struct {
 	Ingest   Proc   `json:"ingest"`
 	Recall   Stats  `json:"recall"`
 	Get      Stats  `json:"get"`
+	// Warm is the server run of Options.Warm, nil without one.
+	Warm *WarmStats `json:"warm,omitempty"`
 	// Load is the 1-minute load average before and after the run.
 	Load [2]float64 `json:"load_avg"`
 }
@@ -173,6 +178,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		gets = append(gets, p)
 	}
 	res.Recall, res.Get = stats(recalls), stats(gets)
+	if o.Warm > 0 {
+		if res.Warm, err = o.warm(ctx, home, queries, o.Warm); err != nil {
+			return nil, err
+		}
+	}
 	res.Load[1] = LoadAvg()
 	return res, nil
 }

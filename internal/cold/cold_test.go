@@ -59,3 +59,22 @@ func TestParseStats(t *testing.T) {
 		})
 	}
 }
+
+func TestPercentile(t *testing.T) {
+	for _, tt := range []struct {
+		in   []float64
+		p    float64
+		want float64
+	}{
+		{nil, 0.5, 0},
+		{[]float64{7}, 0.99, 7},
+		{[]float64{1, 2, 3, 4}, 0.5, 2},
+		{[]float64{1, 2, 3, 4, 5}, 0.5, 3},
+		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0.99, 10},
+		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0.9, 9},
+	} {
+		if got := percentile(tt.in, tt.p); got != tt.want {
+			t.Errorf("percentile(%v, %v) = %v, want %v", tt.in, tt.p, got, tt.want)
+		}
+	}
+}
