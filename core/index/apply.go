@@ -63,13 +63,13 @@ func DocBytes(d *Doc, parts []string) int {
 	return n
 }
 
-// document maps d as [bleve.Batch.Index] would, except that its text,
+// document maps d as bleve's Batch.Index would, except that its text,
 // reply and ctx fields take their tokens from a cache shared across the
 // batch: each distinct string is analysed once, whether it is a chunk's
 // own text or a part of its neighbours' context.
 func (x *Index) document(d *Doc, parts []string, ctx *contextAnalysis) (*document.Document, error) {
 	fields := d.fields()
-	fields["ctx"] = "" // mapped (and so kept out of _all) like any ctx field, then replaced
+	fields["ctx"] = "" // mapped like any ctx field, then replaced
 	doc := document.NewDocument(d.ID)
 	if err := x.b.Mapping().MapDocument(doc, fields); err != nil {
 		return nil, err

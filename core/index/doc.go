@@ -16,7 +16,24 @@
 //	ns         namespace (keyword; "~" stands for the default namespace)
 //	session, role, speaker, topic, type   keywords, for filters
 //
-// Nothing is stored but the index itself: texts and vectors live in the
-// store. The index records the store generation it reflects (see
+// bleve's composite _all field is turned off: every search names its
+// fields. Only the session is stored besides the index itself, so that a
+// match carries its session; texts and vectors live in the store.
+//
+// The package uses bleve's sub-packages (scorch, mapping, query,
+// collector), never bleve's root package, whose expvar import would link
+// net/http into the engine: bleveimpl.go does for it what the root
+// package's indexImpl did, with the same files on disk (index_meta.json,
+// the scorch index under store/, the mapping under bleve's "_mapping"
+// key) and the same scores, so that bleve.Open reads our indexes and we
+// read one bleve.New wrote.
+//
+// The index records the store generation it reflects (see
 // [Index.Gen]) so that the engine can tell when the two have diverged.
+//
+// bleve's BM25 takes a field's average length to be the number of
+// distinct terms in each segment's dictionary, summed over segments and
+// divided by the number of chunks. That sum changes as scorch merges
+// segments in the background, so the same data can score, and rank a few
+// deep hits, differently from one run to the next.
 package index

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
@@ -29,12 +28,16 @@ const AnalyzerName = "huimem"
 //	2: ctx field with the neighbours' text.
 //	3: reply field: assistant messages apart from the text field.
 //	4: session field stored, returned with each match.
-const Version = 4
+//	5: no composite _all field (issue 13): searches name their fields.
+const Version = 5
 
 var (
 	keyGen     = []byte("huimem.gen")
 	keyVersion = []byte("huimem.version")
 )
+
+// allField is bleve's composite field, which this index leaves out.
+const allField = "_all"
 
 // DefaultNS is the keyword stored for the default (empty) namespace.
 const DefaultNS = "~"
@@ -91,13 +94,13 @@ func (d *Doc) fields() map[string]any {
 
 // Index is a bleve index of chunks. It is safe for concurrent use.
 type Index struct {
-	b    bleve.Index
+	b    *bleveIndex
 	path string
 }
 
 // NewMapping returns the index mapping.
 func NewMapping() (*mapping.IndexMappingImpl, error) {
-	m := bleve.NewIndexMapping()
+	m := mapping.NewIndexMapping()
 	err := m.AddCustomAnalyzer(AnalyzerName, map[string]any{
 		"type":      custom.Name,
 		"tokenizer": unicode.Name,
@@ -120,26 +123,26 @@ func NewMapping() (*mapping.IndexMappingImpl, error) {
 	m.IndexDynamic = false
 	m.DocValuesDynamic = false
 
-	text := bleve.NewTextFieldMapping()
+	text := mapping.NewTextFieldMapping()
 	text.Analyzer = AnalyzerName
 	text.Store = false
 	text.IncludeTermVectors = false
 	text.IncludeInAll = false
 	text.DocValues = false
 
-	kw := bleve.NewKeywordFieldMapping()
+	kw := mapping.NewKeywordFieldMapping()
 	kw.Analyzer = keyword.Name
 	kw.Store = false
 	kw.IncludeTermVectors = false
 	kw.IncludeInAll = false
 	kw.DocValues = false
 
-	tm := bleve.NewDateTimeFieldMapping()
+	tm := mapping.NewDateTimeFieldMapping()
 	tm.Store = false
 	tm.IncludeInAll = false
 	tm.DocValues = false
 
-	doc := bleve.NewDocumentStaticMapping()
+	doc := mapping.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt("text", text)
 	doc.AddFieldMappingsAt("reply", text)
 	doc.AddFieldMappingsAt("ctx", text)
@@ -149,13 +152,18 @@ func NewMapping() (*mapping.IndexMappingImpl, error) {
 	}
 	// The session is stored, so that a search returns each match's
 	// session without a read of the chunk (session-level evidence).
-	session := bleve.NewKeywordFieldMapping()
+	session := mapping.NewKeywordFieldMapping()
 	session.Analyzer = keyword.Name
 	session.Store = true
 	session.IncludeTermVectors = false
 	session.IncludeInAll = false
 	session.DocValues = false
 	doc.AddFieldMappingsAt("session", session)
+	// No field goes into bleve's composite _all field (IncludeInAll is
+	// off above), and a disabled _all mapping drops the field itself:
+	// otherwise every document still carries an empty _all field with
+	// term vectors. Searches always name their fields.
+	doc.AddSubDocumentMapping(allField, mapping.NewDocumentDisabledMapping())
 	m.DefaultMapping = doc
 	return m, nil
 }
@@ -170,7 +178,7 @@ func Open(dir string) (*Index, error) {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return create(dir)
 	}
-	b, err := bleve.Open(dir)
+	b, err := openBleve(dir, nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening index %s: %w: %v", dir, ErrCorrupt, err)
 	}
@@ -200,7 +208,7 @@ func create(dir string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := bleve.New(dir, m)
+	b, err := newBleve(dir, m)
 	if err != nil {
 		return nil, fmt.Errorf("creating index %s: %w", dir, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
 
@@ -44,7 +43,7 @@ func OpenWith(dir string, o OpenOptions) (*Index, error) {
 	if o.LockWait > 0 {
 		cfg["bolt_timeout"] = o.LockWait.String()
 	}
-	b, err := bleve.OpenUsing(dir, cfg)
+	b, err := openBleve(dir, cfg)
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("opening index %s: %w", dir, ErrLocked)
 	}

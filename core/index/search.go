@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/huimemory/huimemory/core/filter"
@@ -48,6 +47,27 @@ type Match struct {
 // Search runs a BM25 search. Filters never change scores: a chunk scores
 // the same with or without them.
 func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
+	req := bleveSearch{Query: s.query(), Size: s.Size, Sort: searchSort}
+	if !s.NoSession {
+		req.Fields = []string{"session"}
+	}
+	hits, err := x.b.Search(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("searching index: %w", err)
+	}
+	out := make([]Match, len(hits))
+	for i, h := range hits {
+		out[i] = Match{ID: h.ID, Score: h.Score}
+		out[i].Session, _ = h.Fields["session"].(string)
+	}
+	return out, nil
+}
+
+// searchSort orders matches by score, then by id.
+var searchSort = []string{"-_score", "_id"}
+
+// query returns the bleve query of s.
+func (s *Search) query() query.Query {
 	var must query.Query
 	if s.Text != "" {
 		mq := query.NewMatchQuery(s.Text)
@@ -95,21 +115,7 @@ func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 		bq.AddFilter(filterQuery(s.Filter))
 		q = bq
 	}
-	req := bleve.NewSearchRequestOptions(q, s.Size, 0, false)
-	req.SortBy([]string{"-_score", "_id"})
-	if !s.NoSession {
-		req.Fields = []string{"session"}
-	}
-	res, err := x.b.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("searching index: %w", err)
-	}
-	out := make([]Match, len(res.Hits))
-	for i, h := range res.Hits {
-		out[i] = Match{ID: h.ID, Score: h.Score}
-		out[i].Session, _ = h.Fields["session"].(string)
-	}
-	return out, nil
+	return q
 }
 
 func termQuery(field, term string) *query.TermQuery {

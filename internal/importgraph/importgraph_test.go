@@ -27,8 +27,12 @@ const (
 // forbidden lists, per package, import paths (or path prefixes ending in
 // "/") that must not be among its dependencies, direct or not.
 var forbidden = map[string][]string{
+	// The engine links no gRPC, go-plugin or plugin glue, and no HTTP
+	// stack: core/index uses bleve's sub-packages, not its root package,
+	// whose expvar import pulls in net/http (issue 14).
 	"core/engine": {"google.golang.org/grpc/", "google.golang.org/grpc", "github.com/hashicorp/go-plugin",
-		module + "/plugins/builtin", module + "/plugins/host", module + "/plugins/embedder/uselite"},
+		module + "/plugins/builtin", module + "/plugins/host", module + "/plugins/embedder/uselite",
+		"expvar", "net/http", "github.com/blevesearch/bleve/v2"},
 	// Only the archive package and its users link the cgo zstd binding.
 	"archive/transcript":        {"github.com/DataDog/zstd"},
 	"chunkers":                  {"github.com/DataDog/zstd"},

@@ -1,0 +1,481 @@
+package index
+
+// This file is the small part of bleve's root package
+// (github.com/blevesearch/bleve/v2, its indexImpl in index_impl.go and
+// index_meta.go) that core/index uses, rebuilt on bleve's sub-packages.
+//
+// Why: the root package's config.go imports expvar, which links net/http
+// into every binary that imports it, and its init starts an analysis queue
+// and publishes expvars. The engine must link no net/http (issue 14).
+//
+// What it keeps: the on-disk layout is bleve's, byte for byte, so that an
+// index written by bleve.New opens here and one written here opens with
+// bleve.Open (see bleveimpl_test.go): index_meta.json in the index folder,
+// a scorch index under store/, and the mapping saved as JSON under bleve's
+// internal key "_mapping". Searches put into their context what bleve puts
+// there that changes scoring (the scoring model, BM25 for our mapping), so
+// that scores and order are bit-identical to bleve's.
+//
+// What it leaves out, because core/index never uses it: upsidedown indexes
+// (only scorch is linked), in-memory indexes, mapping updates at open, file
+// callback writers (encryption hooks), kNN, synonyms, facets, highlighting,
+// paging, explanations, nested mappings and the expvar statistics.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/collector"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/util"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// The names bleve's root package writes into index_meta.json for a new
+// index (Config.DefaultIndexType and, from config_disk.go,
+// Config.DefaultKVStore), and the file and folder names it uses.
+const (
+	bleveIndexType = scorch.Name // "scorch"
+	bleveKVStore   = "boltdb"    // boltdb.Name, without linking upsidedown's bolt store
+	bleveMetaFile  = "index_meta.json"
+	bleveStoreDir  = "store"
+)
+
+// Errors with the texts of bleve's own (error.go), so that messages stay as
+// they were.
+var (
+	errPathExists        = errors.New("cannot create new index, path already exists")
+	errPathDoesNotExist  = errors.New("cannot open index, path does not exist")
+	errMetaMissing       = errors.New("cannot open index, metadata missing")
+	errMetaCorrupt       = errors.New("cannot open index, metadata corrupt")
+	errClosed            = errors.New("index is closed")
+	errUnknownIndexType  = errors.New("unknown index type")
+	errEmptyID           = errors.New("document ID cannot be empty")
+	errReadInconsistency = errors.New("index read inconsistency detected")
+)
+
+// analysisQueue is the pool of workers that analyse the documents of a
+// batch, shared by every index of the process, as bleve's
+// Config.analysisQueue is; it has bleve's 4 workers. Unlike bleve, it is
+// started on first use, not at init.
+var analysisQueue = sync.OnceValue(func() *bindex.AnalysisQueue {
+	return bindex.NewAnalysisQueue(4)
+})
+
+// bleveMeta is index_meta.json, as bleve's indexMeta marshals it.
+type bleveMeta struct {
+	Storage   string         `json:"storage"`
+	IndexType string         `json:"index_type"`
+	Config    map[string]any `json:"config,omitempty"`
+}
+
+// bleveIndex is a scorch index with its mapping: bleve's indexImpl, cut
+// down to what core/index needs. It is safe for concurrent use; after
+// [bleveIndex.Close] every method returns an error.
+type bleveIndex struct {
+	path string
+	i    bindex.Index
+	m    *mapping.IndexMappingImpl
+
+	mu   sync.RWMutex
+	open bool
+}
+
+// newBleve creates an index at path, which must not exist, as bleve.New
+// does: it validates m, writes index_meta.json, creates the scorch index
+// under path/store and saves m in it.
+func newBleve(path string, m *mapping.IndexMappingImpl) (*bleveIndex, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if m.CountNested() > 0 {
+		return nil, fmt.Errorf("nested mappings are not supported")
+	}
+	meta := bleveMeta{Storage: bleveKVStore, IndexType: bleveIndexType}
+	if err := saveBleveMeta(path, &meta); err != nil {
+		return nil, err
+	}
+	ctor := registry.IndexTypeConstructorByName(meta.IndexType)
+	if ctor == nil {
+		return nil, errUnknownIndexType
+	}
+	cfg := map[string]any{
+		"create_if_missing": true,
+		"error_if_exists":   true,
+		"path":              filepath.Join(path, bleveStoreDir),
+	}
+	i, err := ctor(meta.Storage, cfg, analysisQueue())
+	if err != nil {
+		return nil, err
+	}
+	if err := i.Open(); err != nil {
+		return nil, err
+	}
+	mb, err := util.MarshalJSON(m)
+	if err == nil {
+		err = i.SetInternal(util.MappingInternalKey, mb)
+	}
+	if err != nil {
+		i.Close()
+		return nil, err
+	}
+	return &bleveIndex{path: path, i: i, m: m, open: true}, nil
+}
+
+// saveBleveMeta writes path/index_meta.json, creating path, and fails if
+// the file exists (bleve's indexMeta.Save, without a file callback
+// writer).
+func saveBleveMeta(path string, meta *bleveMeta) (err error) {
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		if os.IsExist(err) {
+			return errPathExists
+		}
+		return err
+	}
+	b, err := util.MarshalJSON(meta)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(path, bleveMetaFile), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		if os.IsExist(err) {
+			return errPathExists
+		}
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	_, err = f.Write(b)
+	return err
+}
+
+// openBleve opens the index at path as bleve.OpenUsing(path, runtime)
+// does: it reads index_meta.json, opens the scorch index under path/store
+// with the stored config overridden by runtime (such as "read_only" and
+// "bolt_timeout"), and loads and validates the mapping saved in it.
+func openBleve(path string, runtime map[string]any) (*bleveIndex, error) {
+	meta, err := readBleveMeta(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg := meta.Config
+	if cfg == nil {
+		cfg = map[string]any{}
+	}
+	cfg["path"] = filepath.Join(path, bleveStoreDir)
+	cfg["create_if_missing"] = false
+	cfg["error_if_exists"] = false
+	for k, v := range runtime {
+		if k == "updated_mapping" {
+			return nil, fmt.Errorf("updated_mapping is not supported")
+		}
+		cfg[k] = v
+	}
+	ctor := registry.IndexTypeConstructorByName(meta.IndexType)
+	if ctor == nil {
+		return nil, errUnknownIndexType
+	}
+	i, err := ctor(meta.Storage, cfg, analysisQueue())
+	if err != nil {
+		return nil, err
+	}
+	if err := i.Open(); err != nil {
+		return nil, err
+	}
+	m, err := loadMapping(i)
+	if err != nil {
+		i.Close()
+		return nil, err
+	}
+	return &bleveIndex{path: path, i: i, m: m, open: true}, nil
+}
+
+// readBleveMeta reads path/index_meta.json (bleve's openIndexMeta, without
+// file callback readers or the recovery of an interrupted writer update,
+// which only those use).
+func readBleveMeta(path string) (*bleveMeta, error) {
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		return nil, errPathDoesNotExist
+	}
+	b, err := os.ReadFile(filepath.Join(path, bleveMetaFile))
+	if err != nil {
+		return nil, errMetaMissing
+	}
+	var meta bleveMeta
+	if err := util.UnmarshalJSON(b, &meta); err != nil {
+		return nil, errMetaCorrupt
+	}
+	if meta.IndexType == "" {
+		meta.IndexType = "upsidedown" // bleve's default for old indexes; not linked here
+	}
+	return &meta, nil
+}
+
+// loadMapping reads the mapping saved in i and validates it.
+func loadMapping(i bindex.Index) (m *mapping.IndexMappingImpl, err error) {
+	r, err := i.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := r.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	b, err := r.GetInternal(util.MappingInternalKey)
+	if err != nil {
+		return nil, err
+	}
+	if err := util.UnmarshalJSON(b, &m); err != nil {
+		return nil, fmt.Errorf("error parsing mapping JSON: %v\nmapping contents:\n%s", err, b)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if m.CountNested() > 0 {
+		return nil, fmt.Errorf("nested mappings are not supported")
+	}
+	return m, nil
+}
+
+// Mapping returns the index mapping.
+func (b *bleveIndex) Mapping() *mapping.IndexMappingImpl { return b.m }
+
+// Advanced returns the scorch index itself.
+func (b *bleveIndex) Advanced() (bindex.Index, error) { return b.i, nil }
+
+// Close closes the index; later calls return an error.
+func (b *bleveIndex) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.open = false
+	return b.i.Close()
+}
+
+// reader runs f on a reader of the current snapshot.
+func (b *bleveIndex) reader(f func(r bindex.IndexReader) error) (err error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if !b.open {
+		return errClosed
+	}
+	r, err := b.i.Reader()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := r.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	return f(r)
+}
+
+// GetInternal returns the value stored under key, nil if none.
+func (b *bleveIndex) GetInternal(key []byte) (val []byte, err error) {
+	err = b.reader(func(r bindex.IndexReader) error {
+		val, err = r.GetInternal(key)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return val, nil
+}
+
+// SetInternal stores val under key, on disk when it returns.
+func (b *bleveIndex) SetInternal(key, val []byte) error {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if !b.open {
+		return errClosed
+	}
+	return b.i.SetInternal(key, val)
+}
+
+// DocCount returns the number of documents.
+func (b *bleveIndex) DocCount() (n uint64, err error) {
+	err = b.reader(func(r bindex.IndexReader) error {
+		n, err = r.DocCount()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("error opening index reader %v", err)
+	}
+	return n, nil
+}
+
+// bleveBatch groups updates, deletes and internal values, applied together
+// by [bleveIndex.Batch]. It is not safe for concurrent use.
+type bleveBatch struct {
+	m        mapping.IndexMapping
+	internal *bindex.Batch
+}
+
+// NewBatch returns an empty batch.
+func (b *bleveIndex) NewBatch() *bleveBatch {
+	return &bleveBatch{m: b.m, internal: bindex.NewBatch()}
+}
+
+// Index adds the document the mapping makes of data, under id.
+func (bb *bleveBatch) Index(id string, data any) error {
+	if id == "" {
+		return errEmptyID
+	}
+	doc := document.NewDocument(id)
+	if err := bb.m.MapDocument(doc, data); err != nil {
+		return err
+	}
+	bb.internal.Update(doc)
+	return nil
+}
+
+// IndexAdvanced adds doc as it is, without the mapping.
+func (bb *bleveBatch) IndexAdvanced(doc *document.Document) error {
+	if doc.ID() == "" {
+		return errEmptyID
+	}
+	bb.internal.Update(doc)
+	return nil
+}
+
+// Delete removes the document id, if any.
+func (bb *bleveBatch) Delete(id string) {
+	if id != "" {
+		bb.internal.Delete(id)
+	}
+}
+
+// SetInternal stores val under key.
+func (bb *bleveBatch) SetInternal(key, val []byte) { bb.internal.SetInternal(key, val) }
+
+// Batch applies bb in one segment; it is on disk when Batch returns
+// (scorch's unsafe_batch is not set).
+func (b *bleveIndex) Batch(bb *bleveBatch) error {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if !b.open {
+		return errClosed
+	}
+	return b.i.Batch(bb.internal)
+}
+
+// bleveSearch is the part of a bleve.SearchRequest that core/index uses.
+type bleveSearch struct {
+	Query query.Query
+	Size  int
+	// Sort is as [search.ParseSortOrderStrings] takes it, such as
+	// "-_score" and "_id".
+	Sort []string
+	// Fields names the stored text fields to return in each hit's Fields.
+	Fields []string
+}
+
+// Search runs s as bleve's indexImpl.SearchInContext runs a request with
+// From 0, no explanation, no facets, highlighting, kNN or paging: the top
+// s.Size hits in s.Sort order, each with the stored text fields s.Fields
+// names. The context carries the scoring model (BM25 when the mapping asks
+// for it) just as bleve's does, so scores are bleve's to the bit.
+func (b *bleveIndex) Search(ctx context.Context, s bleveSearch) (hits search.DocumentMatchCollection, err error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if !b.open {
+		return nil, errClosed
+	}
+	r, err := b.i.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("error opening index reader %v", err)
+	}
+	defer func() {
+		if cerr := r.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+
+	// The scoring model: without it, term searchers fall back to tf-idf.
+	model := bindex.DefaultScoringModel
+	if b.m.ScoringModel == bindex.BM25Scoring {
+		model = bindex.BM25Scoring
+	}
+	ctx = context.WithValue(ctx, search.GetScoringModelCallbackKey,
+		search.GetScoringModelCallbackFn(func() string { return model }))
+	// Bytes read, accounted to scorch's statistics as bleve does.
+	var cost uint64
+	ctx = context.WithValue(ctx, search.SearchIOStatsCallbackKey,
+		search.SearchIOStatsCallbackFunc(func(n uint64) { cost += n }))
+	defer func() {
+		if is, ok := r.(*scorch.IndexSnapshot); ok {
+			is.UpdateIOStats(cost)
+		}
+		search.RecordSearchCost(ctx, search.DoneM, 0)
+	}()
+	// A limit on term searchers, if the caller's context sets one.
+	ctx = search.ContextWithTermSearchersCounter(ctx)
+
+	coll := collector.NewTopNCollector(s.Size, 0, search.ParseSortOrderStrings(s.Sort))
+	searcher, err := s.Query.Searcher(ctx, r, b.m, search.SearcherOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if serr := searcher.Close(); err == nil && serr != nil {
+			err = serr
+		}
+	}()
+	if err := coll.Collect(ctx, searcher, r); err != nil {
+		return nil, err
+	}
+	hits = coll.Results()
+	if len(s.Fields) == 0 {
+		return hits, nil
+	}
+	var stored uint64
+	for _, h := range hits {
+		n, err := loadTextFields(h, s.Fields, r)
+		if err != nil {
+			return nil, err
+		}
+		stored += n
+	}
+	cost += stored
+	search.RecordSearchCost(ctx, search.AddM, stored)
+	return hits, nil
+}
+
+// loadTextFields adds to h the stored text fields named in fields, as
+// bleve's LoadAndHighlightFields does for text fields (core/index stores no
+// other kind), and returns the stored bytes read.
+func loadTextFields(h *search.DocumentMatch, fields []string, r bindex.IndexReader) (uint64, error) {
+	doc, err := r.Document(h.ID)
+	if doc == nil {
+		return 0, errReadInconsistency
+	}
+	if err != nil || h.Fields != nil {
+		return 0, nil // as bleve: a document it cannot read keeps no fields
+	}
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		doc.VisitFields(func(df bindex.Field) {
+			if tf, ok := df.(bindex.TextField); ok && (f == "*" || df.Name() == f) {
+				h.AddFieldValue(df.Name(), tf.Text())
+			}
+		})
+	}
+	return doc.StoredFieldsBytes(), nil
+}
