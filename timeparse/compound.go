@@ -1,25 +1,24 @@
 package timeparse
 
 import (
-	"regexp"
 	"time"
 )
 
 // relativeRe matches the start of a relative phrase, which takes no "in"
 // or "at" before it.
-var relativeRe = regexp.MustCompile(`^(?i:last|this|next|previous|past|yesterday|today|tomorrow|tonight|recently|lately|earlier)\b`)
+var relativeRe = lazyRegexp(`^(?i:last|this|next|previous|past|yesterday|today|tomorrow|tonight|recently|lately|earlier)\b`)
 
 // prefixRe matches a preposition that may lead a phrase and goes with it
 // when Extract cuts the phrase out.
-var prefixRe = regexp.MustCompile(`^(?:(?i:(?:on|in|during|over|for|at|within)\s+)|在|于)`)
+var prefixRe = gatedRegexp(`^(?:(?i:(?:on|in|during|over|for|at|within)\s+)|在|于)`)
 
 var (
 	// openRe matches a word that opens a range; the group says which.
-	openRe    = regexp.MustCompile(`^(?:(?i:(?P<from>from)\s+|(?P<between>between)\s+|(?P<since>since)\s+)|(?P<since>自从)|(?P<from>从|自|由))`)
-	connectRe = regexp.MustCompile(`^\s*(?:(?i:(?:to|until|till|til|through|thru)\b)|到|至|-|–|—|~|～)\s*`)
-	andRe     = regexp.MustCompile(`^\s+(?i:and)\s+`)
-	closeRe   = regexp.MustCompile(`^\s*(?:之间|期间|这段时间)`)
-	sinceRe   = regexp.MustCompile(`^\s*(?:以来|至今|到现在|到目前为止|(?i:(?:to|until|till)\s+(?:now|date|the\s+present)\b))`)
+	openRe    = gatedRegexp(`^(?:(?i:(?P<from>from)\s+|(?P<between>between)\s+|(?P<since>since)\s+)|(?P<since>自从)|(?P<from>从|自|由))`)
+	connectRe = lazyRegexp(`^\s*(?:(?i:(?:to|until|till|til|through|thru)\b)|到|至|-|–|—|~|～)\s*`)
+	andRe     = lazyRegexp(`^\s+(?i:and)\s+`)
+	closeRe   = lazyRegexp(`^\s*(?:之间|期间|这段时间)`)
+	sinceRe   = lazyRegexp(`^\s*(?:以来|至今|到现在|到目前为止|(?i:(?:to|until|till)\s+(?:now|date|the\s+present)\b))`)
 )
 
 type opener int
@@ -40,9 +39,9 @@ func (s *scanner) compounds(i int) []cand {
 		j    int
 	}
 	opens := []open{{openNone, i}}
-	if m := openRe.FindStringSubmatchIndex(s.text[i:]); m != nil {
+	if m := s.findAt(openRe, i); m != nil {
 		kind := openFrom
-		for k, name := range openRe.SubexpNames() {
+		for k, name := range openRe.re().SubexpNames() {
 			if m[2*k] >= 0 {
 				switch name {
 				case "between":
@@ -63,16 +62,16 @@ func (s *scanner) compounds(i int) []cand {
 		}
 		for _, a := range firsts {
 			// "从上周三以来", "上周三以来", "from Monday to now".
-			if m := sinceRe.FindStringIndex(s.text[a.end:]); m != nil && s.endOK(a.end+m[1]) {
+			if m := sinceRe().FindStringIndex(s.text[a.end:]); m != nil && s.endOK(a.end+m[1]) {
 				out = append(out, s.since(i, a, a.end+m[1]))
 			}
 			if o.kind == openSince {
 				out = append(out, s.since(i, a, a.end))
 				continue
 			}
-			conn := connectRe
+			conn := connectRe()
 			if o.kind == openBetween {
-				conn = andRe
+				conn = andRe()
 			}
 			m := conn.FindStringIndex(s.text[a.end:])
 			if m == nil {
@@ -89,7 +88,7 @@ func (s *scanner) compounds(i int) []cand {
 			for _, b := range seconds {
 				c := s.join(i, a, b)
 				out = append(out, c)
-				if m := closeRe.FindStringIndex(s.text[b.end:]); m != nil {
+				if m := closeRe().FindStringIndex(s.text[b.end:]); m != nil {
 					c.end = b.end + m[1]
 					out = append(out, c)
 				}
@@ -147,15 +146,15 @@ func (s *scanner) since(i int, a cand, end int) cand {
 }
 
 var (
-	bareYearRe     = regexp.MustCompile(`^[0-9]{4}`)
-	bareDayHanRe   = regexp.MustCompile(`^(` + hanDay + `)[日号]`)
-	bareDayLatinRe = regexp.MustCompile(`^(?i:([0-9]{1,2})(?:st|nd|rd|th)?|(` + ordinalPattern + `))`)
+	bareYearRe     = lazyRegexp(`^[0-9]{4}`)
+	bareDayHanRe   = lazyRegexp(`^(` + hanDay + `)[日号]`)
+	bareDayLatinRe = lazyRegexp(`^(?i:([0-9]{1,2})(?:st|nd|rd|th)?|(` + ordinalPattern + `))`)
 )
 
 // bareYear reads a year written as four digits alone, which is a phrase
 // only inside a range: "from 2024 to 2025".
 func (s *scanner) bareYear(j int) []cand {
-	m := bareYearRe.FindString(s.text[j:])
+	m := bareYearRe().FindString(s.text[j:])
 	if m == "" || !s.endOK(j+len(m)) {
 		return nil
 	}
@@ -172,9 +171,9 @@ func (s *scanner) bareDay(j int, first val) []cand {
 	}
 	var num string
 	var end int
-	if m := bareDayHanRe.FindStringSubmatchIndex(s.text[j:]); m != nil {
+	if m := bareDayHanRe().FindStringSubmatchIndex(s.text[j:]); m != nil {
 		num, end = s.text[j+m[2]:j+m[3]], j+m[1]
-	} else if m := bareDayLatinRe.FindStringSubmatchIndex(s.text[j:]); m != nil {
+	} else if m := bareDayLatinRe().FindStringSubmatchIndex(s.text[j:]); m != nil {
 		num, end = s.text[j+m[0]:j+m[1]], j+m[1]
 	} else {
 		return nil

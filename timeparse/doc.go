@@ -146,4 +146,22 @@
 // across daylight-saving changes) and lets time.Date roll 30 February into
 // March, so this package only uses it to read words: validity, weeks and
 // ranges are computed here.
+//
+// # Cost
+//
+// Nothing is compiled at package init: each rule's regular expression, and
+// when's rules, are compiled on first use. Before compiling or running a
+// rule at an offset, the scanner asks the rule's gate, read from the
+// pattern's syntax tree with regexp/syntax: the runes a match can start
+// with, case-folded literal prefixes one of which every match starts with,
+// and case-folded literal strings one of which every match contains ("the
+// week before" must contain "before" or "after"). Reading a gate costs
+// more than compiling its pattern, so the gates are generated into
+// gates_gen.go (go test ./timeparse -run TestGeneratedGates -update; the
+// test fails when the file is stale). A gate never rejects text its rule
+// matches: gate_test.go checks every rule over the test corpus and under
+// fuzzing, and that Parse and Extract answer the same without the gates.
+// A query without a time phrase thus compiles and runs almost no rule.
+// when's own packages still compile their rule lists at their package
+// init.
 package timeparse

@@ -20,16 +20,12 @@ func (rs runeSet) has(r rune) bool {
 	return false
 }
 
-// firstRunes returns the runes a match of pattern can start with, so that
-// the scanner can skip a rule without running it. all is set when the
-// pattern can start with anything, or match the empty string.
-func firstRunes(pattern string) (set runeSet, all bool) {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return nil, true
-	}
+// firstRunesOf returns the runes a match of the parsed pattern re can start
+// with, so that the scanner can skip a rule without running it. all is set
+// when the pattern can start with anything, or match the empty string.
+func firstRunesOf(re *syntax.Regexp) (set runeSet, all bool) {
 	var ranges []rune
-	empty := first(re.Simplify(), &ranges)
+	empty := first(re, &ranges)
 	if empty || ranges == nil {
 		return nil, true
 	}

@@ -1,7 +1,6 @@
 package timeparse
 
 import (
-	"regexp"
 	"strings"
 	"time"
 
@@ -48,8 +47,8 @@ func enUnitOf(w string) (unit, int) {
 }
 
 var (
-	howRe  = regexp.MustCompile(`(?i)\bhow\s+$`)
-	everRe = regexp.MustCompile(`(?i)\b(?:ever|never)\b`)
+	howRe  = lazyRegexp(`(?i)\bhow\s+$`)
+	everRe = lazyRegexp(`(?i)\b(?:ever|never)\b`)
 )
 
 // enMonthOf reads an English month name.
@@ -268,7 +267,7 @@ var enRules = []rule{
 	mkRule(scriptLatin, `(?i)recently|lately|of\s+late|these\s+days|in\s+recent\s+(?:days|weeks|times)`, fuzzyFn(fuzzyRecent)),
 	mkRule(scriptLatin, `(?i)(?:a\s+(?:little\s+|short\s+)?while|some\s*time)\s+(?:ago|back)`, fuzzyFn(fuzzyWhileAgo)),
 	mkRule(scriptLatin, `(?i)(?:a\s+)?long\s+(?:time|while)\s+(?:ago|back)|long\s+ago|ages\s+ago|way\s+back`, func(s *scanner, m match) (val, error) {
-		if howRe.MatchString(s.text[:m.start]) {
+		if howRe().MatchString(s.text[:m.start]) {
 			return val{}, errSkip // "How long ago was ...?" asks for a time
 		}
 		return s.fuzzy(fuzzyLongAgo), nil
@@ -277,7 +276,7 @@ var enRules = []rule{
 	// "before" on its own, at the end of a clause: "what did we say before?"
 	// but not "before the launch".
 	needEnd(mkRule(scriptLatin, `(?i)before`, func(s *scanner, m match) (val, error) {
-		if everRe.MatchString(s.text[:m.start]) {
+		if everRe().MatchString(s.text[:m.start]) {
 			return val{}, errSkip // "Have I ever ... before?" means at any time
 		}
 		return s.fuzzy(fuzzyBefore), nil

@@ -1,7 +1,6 @@
 package timeparse
 
 import (
-	"regexp"
 	"strings"
 	"time"
 )
@@ -20,7 +19,7 @@ const (
 
 // functionWordRe matches what may follow "the 21st" for it to be a date:
 // the end of the clause or a small word, not a noun ("the 21st century").
-var functionWordRe = regexp.MustCompile(`^(?:\s*$|\s*[^\w\s]|\s+(?i:at|in|on|and|or|to|till|until|through|when|we|i|you|he|she|they|did|was|were|is|for|from|about|with|this|last|next|of\s+(?:this|last|next|the)\s+month|morning|afternoon|evening|night)\b)`)
+var functionWordRe = lazyRegexp(`^(?:\s*$|\s*[^\w\s]|\s+(?i:at|in|on|and|or|to|till|until|through|when|we|i|you|he|she|they|did|was|were|is|for|from|about|with|this|last|next|of\s+(?:this|last|next|the)\s+month|morning|afternoon|evening|night)\b)`)
 
 // enYearOf returns the year group of m, or 0.
 func enYearOf(m match) int {
@@ -107,14 +106,14 @@ var enRules2 = []rule{
 	// March the 21st, march the twenty-first, May the 4th 2025.
 	mkRule(scriptLatin, `(?P<mon>`+enMonthAny+`)\s+(?i:the)\s+(?P<d>(?i:[0-9]{1,2}(?:st|nd|rd|th)|`+ordinalPattern+`))`+enYearOpt, func(s *scanner, m match) (val, error) {
 		d, ok := parseDay(m.g["d"])
-		if !ok || (m.text[0] >= 'a' && !functionWordRe.MatchString(s.text[m.start+len(m.text):])) {
+		if !ok || (m.text[0] >= 'a' && !functionWordRe().MatchString(s.text[m.start+len(m.text):])) {
 			return val{}, errSkip // "march the 3rd battalion"
 		}
 		return s.enDate(m.text, enYearOf(m), enMonthOf(strings.TrimSuffix(m.g["mon"], ".")), d)
 	}),
 	// the 21st: that day of this month, or of last month if it is still to come.
 	mkRule(scriptLatin, `(?i)the\s+(?P<d>[0-9]{1,2}(?:st|nd|rd|th))`, func(s *scanner, m match) (val, error) {
-		if !functionWordRe.MatchString(s.text[m.start+len(m.text):]) {
+		if !functionWordRe().MatchString(s.text[m.start+len(m.text):]) {
 			return val{}, errSkip // "the 21st century", "the 3rd floor"
 		}
 		d, _ := parseDay(m.g["d"])

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -63,6 +64,13 @@ type scanner struct {
 	atomMemo   map[int][]cand
 	singleMemo map[int][]cand
 	enDates    map[int]enDateMatch
+	// folded is the text case-folded for the rules' gates, made on first
+	// use; mustAt[id] memoises the last offset in it at which rule id's
+	// must set occurs, -1 for none, or -2 when not yet known.
+	folded   folded
+	isFolded bool
+	mustAt   []int32
+	ungated  bool // run every rule, for testing the gates
 }
 
 func newScanner(text string, ref time.Time) *scanner {
@@ -109,21 +117,24 @@ type match struct {
 
 // rule recognises one kind of atom.
 type rule struct {
-	re       *regexp.Regexp
-	starts   script
-	first    runeSet // the runes a match can start with, unless anyFirst
-	anyFirst bool
-	needEnd  bool // the atom must end the text or be followed by punctuation
-	fn       func(s *scanner, m match) (val, error)
+	id      int     // the rule's index in the scanner's memo of must offsets
+	re      *lazyRE // compiled on first use
+	starts  script
+	needEnd bool // the atom must end the text or be followed by punctuation
+	fn      func(s *scanner, m match) (val, error)
 }
 
-// mkRule compiles pattern anchored at the start, with leftmost-longest
-// matching so that "大前天" wins over "前天".
+// numRules counts the rules made by mkRule.
+var numRules int
+
+// mkRule makes a rule of pattern anchored at the start, with
+// leftmost-longest matching so that "大前天" wins over "前天". Neither the
+// pattern nor its gate is compiled here; see [lazyRE].
 func mkRule(starts script, pattern string, fn func(s *scanner, m match) (val, error)) rule {
-	re := regexp.MustCompile(`^(?:` + pattern + `)`)
-	re.Longest()
-	first, anyFirst := firstRunes(pattern)
-	return rule{re: re, starts: starts, first: first, anyFirst: anyFirst, fn: fn}
+	re := newLazyRE(`^(?:`+pattern+`)`, true)
+	re.gate = sync.OnceValue(func() *gate { return gateOf(pattern) })
+	numRules++
+	return rule{id: numRules - 1, re: re, starts: starts, fn: fn}
 }
 
 // atomWindow is how many bytes of text the anchored rules look at; no atom
@@ -192,7 +203,7 @@ func (s *scanner) atoms(i int) []cand {
 		r, _ := utf8.DecodeRuneInString(s.text[i:])
 		sc := scriptOf(r)
 		for _, ru := range allRules {
-			if ru.starts&sc == 0 || !(ru.anyFirst || ru.first.has(r)) {
+			if ru.starts&sc == 0 || !(s.ungated || s.mayMatch(ru, i, r)) {
 				continue
 			}
 			if c, ok := s.apply(ru, i); ok {
@@ -213,7 +224,7 @@ func (s *scanner) apply(ru rule, i int) (cand, bool) {
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
 			cut--
 		}
-		loc := ru.re.FindStringSubmatchIndex(text[:cut])
+		loc := ru.re.re().FindStringSubmatchIndex(text[:cut])
 		if loc == nil {
 			return cand{}, false
 		}
@@ -221,7 +232,7 @@ func (s *scanner) apply(ru rule, i int) (cand, bool) {
 			return s.applied(ru, i, loc)
 		}
 	}
-	return s.applied(ru, i, ru.re.FindStringSubmatchIndex(text))
+	return s.applied(ru, i, ru.re.re().FindStringSubmatchIndex(text))
 }
 
 // applied turns the submatch indexes loc of rule ru at offset i into a
@@ -235,7 +246,7 @@ func (s *scanner) applied(ru rule, i int, loc []int) (cand, bool) {
 		return cand{}, false
 	}
 	m := match{start: i, text: s.text[i:end], g: map[string]string{}}
-	for k, name := range ru.re.SubexpNames() {
+	for k, name := range ru.re.re().SubexpNames() {
 		if name != "" && loc[2*k] >= 0 && m.g[name] == "" {
 			m.g[name] = s.text[i+loc[2*k] : i+loc[2*k+1]]
 		}
@@ -286,8 +297,9 @@ func (s *scanner) singles(i int) []cand {
 		}
 	}
 	out = append(out, s.partOfDayOf(i)...)
-	// A clock time on its own is today's: "下午3点", "at 3pm".
-	if !recurringRe.MatchString(s.text[:i]) {
+	// A clock time on its own is today's: "下午3点", "at 3pm". The habit
+	// check runs only where a clock time can start.
+	if i < len(s.text) && s.clockMayStart(i) && !recurringRe().MatchString(s.text[:i]) {
 		out = append(out, s.clocks(i, s.today, true, nil)...)
 	}
 	s.singleMemo[i] = out
@@ -297,21 +309,21 @@ func (s *scanner) singles(i int) []cand {
 var (
 	// weekdayDateSep and dateWeekdaySep join a weekday and a date:
 	// "Friday, Aug 8", "Fri 8th Aug", "3月5日 周四", "March 5 (Thursday)".
-	weekdayDateSep = regexp.MustCompile(`^(?:\s*[,，]\s*|\s+|\s*的)`)
-	dateWeekdaySep = regexp.MustCompile(`^(?:\s*[,，]?\s*[(（]?\s*|\s*)`)
-	closeParen     = regexp.MustCompile(`^\s*[)）]`)
+	weekdayDateSep = lazyRegexp(`^(?:\s*[,，]\s*|\s+|\s*的)`)
+	dateWeekdaySep = lazyRegexp(`^(?:\s*[,，]?\s*[(（]?\s*|\s*)`)
+	closeParen     = lazyRegexp(`^\s*[)）]`)
 	// podOfRe reads "the evening of" before a day: "the evening of the 9th".
-	podOfRe = regexp.MustCompile(`^(?i:(?:the\s+)?(morning|afternoon|evening|night)\s+of\s+)`)
+	podOfRe = gatedRegexp(`^(?i:(?:the\s+)?(morning|afternoon|evening|night)\s+of\s+)`)
 	// recurringRe matches what comes before a clock time that is a habit
 	// rather than a time: "on Tuesdays at 6 PM", "every day at 9".
-	recurringRe = regexp.MustCompile(`(?i)(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days|every\s+\w+|each\s+\w+|daily|nightly|weekdays|weekends)\s+(?:at\s+|around\s+)?$`)
+	recurringRe = lazyRegexp(`(?i)(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days|every\s+\w+|each\s+\w+|daily|nightly|weekdays|weekends)\s+(?:at\s+|around\s+)?$`)
 )
 
 // weekdayDate reads a date after weekday atom a: "Friday, Aug 8, 2025". The
 // date decides the day; the weekday is only read.
 func (s *scanner) weekdayDate(a cand) []cand {
 	var out []cand
-	for _, k := range s.seps(a.end, weekdayDateSep) {
+	for _, k := range s.seps(a.end, weekdayDateSep()) {
 		if k == a.end || !s.startOK(k) {
 			continue
 		}
@@ -328,7 +340,7 @@ func (s *scanner) weekdayDate(a cand) []cand {
 // (Thursday)". The date decides the day.
 func (s *scanner) dateWeekday(a cand) []cand {
 	var out []cand
-	for _, k := range s.seps(a.end, dateWeekdaySep) {
+	for _, k := range s.seps(a.end, dateWeekdaySep()) {
 		if !s.startOK(k) {
 			continue
 		}
@@ -337,7 +349,7 @@ func (s *scanner) dateWeekday(a cand) []cand {
 				continue
 			}
 			end := b.end
-			if m := closeParen.FindStringIndex(s.text[end:]); m != nil {
+			if m := closeParen().FindStringIndex(s.text[end:]); m != nil {
 				end += m[1]
 			}
 			c := a
@@ -350,7 +362,7 @@ func (s *scanner) dateWeekday(a cand) []cand {
 
 // partOfDayOf reads "the evening of" a day at offset i.
 func (s *scanner) partOfDayOf(i int) []cand {
-	m := podOfRe.FindStringSubmatchIndex(s.text[i:])
+	m := s.findAt(podOfRe, i)
 	if m == nil {
 		return nil
 	}
@@ -365,22 +377,22 @@ func (s *scanner) partOfDayOf(i int) []cand {
 }
 
 var (
-	daySepRe = regexp.MustCompile(`^(?:\s*的\s*|(?i:\s+(?:in\s+the|at|around)\s+)|\s*)`)
-	clockSep = regexp.MustCompile(`^(?:\s*的\s*|(?i:\s+(?:at|around)\s+)|\s*)`)
+	daySepRe = lazyRegexp(`^(?:\s*的\s*|(?i:\s+(?:in\s+the|at|around)\s+)|\s*)`)
+	clockSep = lazyRegexp(`^(?:\s*的\s*|(?i:\s+(?:at|around)\s+)|\s*)`)
 )
 
 // extend returns the parts of day c and clock times that follow offset j.
 func (s *scanner) extend(j int, c civil) []cand {
 	var out []cand
-	for _, k := range s.seps(j, daySepRe) {
+	for _, k := range s.seps(j, daySepRe()) {
 		for _, p := range s.partsOfDay(k, c) {
 			out = append(out, p.cand)
-			for _, k2 := range s.seps(p.end, clockSep) {
+			for _, k2 := range s.seps(p.end, clockSep()) {
 				out = append(out, s.clocks(k2, c, false, &p.hours)...)
 			}
 		}
 	}
-	for _, k := range s.seps(j, clockSep) {
+	for _, k := range s.seps(j, clockSep()) {
 		out = append(out, s.clocks(k, c, false, nil)...)
 	}
 	return out
@@ -405,10 +417,10 @@ var (
 	podLatinRe = mustLongest(`^(?i:morning|noon|midday|lunchtime|afternoon|evening|night|late\s+night)`)
 )
 
-func mustLongest(pattern string) *regexp.Regexp {
-	re := regexp.MustCompile(pattern)
-	re.Longest()
-	return re
+// mustLongest returns a function that compiles pattern, with
+// leftmost-longest matching, on its first call.
+func mustLongest(pattern string) func() *regexp.Regexp {
+	return newLazyRE(pattern, true).re
 }
 
 // podHours gives the hours of each part of the day; see the package
@@ -432,7 +444,7 @@ type podCand struct {
 // partsOfDay returns the parts of day c named at offset j.
 func (s *scanner) partsOfDay(j int, c civil) []podCand {
 	var out []podCand
-	for _, re := range []*regexp.Regexp{podHanRe, podLatinRe} {
+	for _, re := range []*regexp.Regexp{podHanRe(), podLatinRe()} {
 		m := re.FindString(s.text[j:])
 		if m == "" || !s.endOK(j+len(m)) {
 			continue
@@ -446,12 +458,12 @@ func (s *scanner) partsOfDay(j int, c civil) []podCand {
 // phrases returns every phrase that starts at offset i.
 func (s *scanner) phrases(i int) []cand {
 	out := s.compounds(i)
-	if m := prefixRe.FindStringIndex(s.text[i:]); m != nil {
+	if m := s.findAt(prefixRe, i); m != nil {
 		j := i + m[1]
 		// "participate in last weekend", "volunteer at last weekend": "in"
 		// and "at" belong to the verb, not to a relative phrase.
 		inAt := m[1] >= 2 && strings.ContainsAny(s.text[i:i+1], "iIaA")
-		if s.startOK(j) && !(inAt && relativeRe.MatchString(s.text[j:])) {
+		if s.startOK(j) && !(inAt && relativeRe().MatchString(s.text[j:])) {
 			out = append(out, s.compounds(j)...)
 		}
 	}

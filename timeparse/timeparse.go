@@ -87,11 +87,16 @@ func invalidDate(text, format string, args ...any) error {
 // Text that is not a time phrase gives an error wrapping [ErrNoTime]; a date
 // that does not exist (2月30日, "February 30", 2026-13-01) gives one wrapping
 // [ErrInvalidDate]. Parse is safe for concurrent use.
-func Parse(text string, ref time.Time) (Range, error) {
+func Parse(text string, ref time.Time) (Range, error) { return parse(text, ref, false) }
+
+// parse is Parse; ungated runs every rule without asking its gate, for
+// testing the gates.
+func parse(text string, ref time.Time, ungated bool) (Range, error) {
 	text = strings.ToValidUTF8(text, "")
 	trimmed := strings.TrimFunc(text, isJunk)
 	// Traditional characters are read as simplified; offsets are kept.
 	s := newScanner(simplify(trimmed), ref)
+	s.ungated = ungated
 	var firstErr error
 	if trimmed != "" && s.startOK(0) {
 		for _, c := range s.phrases(0) {
@@ -128,8 +133,15 @@ func Parse(text string, ref time.Time) (Range, error) {
 // surrounding space trimmed. Invalid UTF-8 is dropped. Extract is safe for
 // concurrent use.
 func Extract(query string, ref time.Time) (r Range, rest string, ok bool) {
+	return extract(query, ref, false)
+}
+
+// extract is Extract; ungated runs every rule without asking its gate, for
+// testing the gates.
+func extract(query string, ref time.Time, ungated bool) (r Range, rest string, ok bool) {
 	query = strings.ToValidUTF8(query, "")
 	s := newScanner(simplify(query), ref)
+	s.ungated = ungated
 	best := cand{end: -1}
 	bestStart, bestLen := -1, 0
 	for i := 0; i < len(query); {

@@ -1,8 +1,8 @@
 package timeparse
 
 import (
-	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -18,12 +18,27 @@ import (
 // adding multiples of 24 hours and lets time.Date roll 30 February into
 // March, so the dates, their validity and the ranges are computed here.
 
+// when's rules compile their regular expressions when made, so they are
+// made on first use.
 var (
-	whenMonthDate = en.ExactMonthDate(rules.Override)
-	whenClockHan  = zh.HourMinute(rules.Override)
-	whenClockHM   = en.HourMinute(rules.Override)
-	whenClockH    = en.Hour(rules.Override)
+	whenMonthDate = sync.OnceValue(func() rules.Rule { return en.ExactMonthDate(rules.Override) })
+	// whenClocks are the clock-time rules, in the order of the when*
+	// constants.
+	whenClocks = sync.OnceValue(func() [3]rules.Rule {
+		return [3]rules.Rule{zh.HourMinute(rules.Override), en.HourMinute(rules.Override), en.Hour(rules.Override)}
+	})
 )
+
+const (
+	whenClockHan = iota // "下午3点半"
+	whenClockHM         // "3:30pm", "15:30"
+	whenClockH          // "3pm"
+)
+
+// monthGate says where when's month-and-day rule cannot match: every match
+// holds a month name. TestMonthGatePattern checks that it is the gate of
+// the whole rule.
+var monthGate = sync.OnceValue(func() *gate { return gateOf(en.MONTH_OFFSET_PATTERN) })
 
 // clockWindow is the most bytes of text a clock time such as
 // "下午 十二点三十五" or "11:30 P.M." takes.
@@ -39,8 +54,12 @@ type enDateMatch struct {
 // recording each match by the offset where its words start.
 func (s *scanner) findEnDates() {
 	s.enDates = map[int]enDateMatch{}
+	if !s.ungated && !s.mayHold(monthGate()) {
+		return
+	}
+	rule := whenMonthDate()
 	for pos := 0; pos < len(s.text); {
-		m := whenMonthDate.Find(s.text[pos:])
+		m := rule.Find(s.text[pos:])
 		if m == nil || m.Left < 0 {
 			return
 		}
@@ -59,10 +78,10 @@ func (s *scanner) findEnDates() {
 }
 
 var (
-	theRe = regexp.MustCompile(`^(?i:the)\s+`)
+	theRe = gatedRegexp(`^(?i:the)\s+`)
 	// mayLeadRe matches the words that must come before "May" on its own.
-	mayLeadRe    = regexp.MustCompile(`(?i)(?:^|\W)(?:in|during|of|since|from|to|until|till|through|and|early|mid|late|last|this|next)[\s-]+$`)
-	yearAfterRe  = regexp.MustCompile(`^,?\s*([0-9]{4})`)
+	mayLeadRe    = lazyRegexp(`(?i)(?:^|\W)(?:in|during|of|since|from|to|until|till|through|and|early|mid|late|last|this|next)[\s-]+$`)
+	yearAfterRe  = lazyRegexp(`^,?\s*([0-9]{4})`)
 	fullMonthRes = map[string]bool{
 		"january": true, "february": true, "march": true, "april": true, "may": true, "june": true,
 		"july": true, "august": true, "september": true, "october": true, "november": true, "december": true,
@@ -83,8 +102,8 @@ func (s *scanner) enDateAtoms(i int) []cand {
 	if c, ok := s.enDateAt(i, i); ok {
 		out = append(out, c)
 	}
-	if m := theRe.FindString(s.text[i:]); m != "" {
-		if c, ok := s.enDateAt(i, i+len(m)); ok {
+	if m := s.findAt(theRe, i); m != nil {
+		if c, ok := s.enDateAt(i, i+m[1]); ok {
 			out = append(out, c)
 		}
 	}
@@ -133,7 +152,7 @@ func (s *scanner) enDateAt(i, j int) (cand, bool) {
 		}
 	}
 	if day != 0 && year == 0 {
-		if y := yearAfterRe.FindStringSubmatchIndex(s.text[end:]); y != nil && s.endOK(end+y[1]) {
+		if y := yearAfterRe().FindStringSubmatchIndex(s.text[end:]); y != nil && s.endOK(end+y[1]) {
 			year = atoi(s.text[end+y[2] : end+y[3]])
 			end += y[1]
 		}
@@ -144,7 +163,7 @@ func (s *scanner) enDateAt(i, j int) (cand, bool) {
 	if day == 0 && year == 0 && !fullMonthRes[strings.TrimSuffix(mon, ".")] {
 		return cand{}, false // a bare abbreviation such as "mar" or "dec"
 	}
-	if day == 0 && year == 0 && (mon == "may" || monText[0] >= 'a') && !mayLeadRe.MatchString(s.text[:j]) {
+	if day == 0 && year == 0 && (mon == "may" || monText[0] >= 'a') && !mayLeadRe().MatchString(s.text[:j]) {
 		return cand{}, false // "May I ask ...", "we should march"
 	}
 	text := s.text[i:end]
@@ -166,6 +185,14 @@ func (s *scanner) enDateAt(i, j int) (cand, bool) {
 	return cand{end: end, v: v, err: err}, true
 }
 
+// clockMayStart reports whether a clock time may start at offset j: every
+// clock time starts with a digit, a Chinese numeral or a Chinese part of
+// the day.
+func (s *scanner) clockMayStart(j int) bool {
+	r, _ := utf8.DecodeRuneInString(s.text[j:])
+	return (r >= '0' && r <= '9') || isHanNumeral(r) || strings.ContainsRune("凌早上下晚今", r)
+}
+
 // clocks returns the clock times that start at offset j, as the hour they
 // fall in on day c: "3pm" and "3:30pm" are both 15:00-16:00. A standalone
 // clock time (one not after a day) must say am or pm, or carry a Chinese
@@ -176,9 +203,7 @@ func (s *scanner) clocks(j int, c civil, standalone bool, window *[2]int) []cand
 	if j >= len(s.text) {
 		return nil
 	}
-	// Every clock time starts with a digit, a Chinese numeral or a
-	// Chinese part of the day.
-	if r, _ := utf8.DecodeRuneInString(s.text[j:]); !(r >= '0' && r <= '9') && !isHanNumeral(r) && !strings.ContainsRune("凌早上下晚今", r) {
+	if !s.clockMayStart(j) {
 		return nil
 	}
 	// when's rules search rather than match at the start, so give them
@@ -192,7 +217,7 @@ func (s *scanner) clocks(j int, c civil, standalone bool, window *[2]int) []cand
 		text = text[:cut]
 	}
 	var out []cand
-	for _, ru := range []rules.Rule{whenClockHan, whenClockHM, whenClockH} {
+	for k, ru := range whenClocks() {
 		m := ru.Find(text)
 		if m == nil || m.Left != 0 || !s.endOK(j+m.Right) {
 			continue
@@ -202,7 +227,7 @@ func (s *scanner) clocks(j int, c civil, standalone bool, window *[2]int) []cand
 		if err != nil || !ok || ctx.Hour == nil || *ctx.Hour < 0 || *ctx.Hour > 23 {
 			continue
 		}
-		switch ru {
+		switch k {
 		case whenClockHan:
 			// Captures: part of day, hour in digits, hour in numerals, ...
 			if m.Captures[1] == "" && m.Captures[2] == "" {

@@ -1,0 +1,515 @@
+package timeparse
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Regular expressions are compiled on first use, not at package init, so
+// that a program that imports timeparse but parses no time pays nothing
+// for them. Before compiling or running a rule, the scanner asks its gate,
+// which is read from the pattern's syntax tree without compiling it,
+// whether the rule can match at all: most queries hold no time phrase, and
+// most rules then never need compiling.
+
+// lazyRE is a regular expression compiled on first use. It is safe for
+// concurrent use.
+type lazyRE struct {
+	pattern string
+	longest bool
+	re      func() *regexp.Regexp
+	gate    func() *gate
+}
+
+func newLazyRE(pattern string, longest bool) *lazyRE {
+	l := &lazyRE{pattern: pattern, longest: longest}
+	l.re = sync.OnceValue(func() *regexp.Regexp {
+		re := regexp.MustCompile(pattern)
+		if longest {
+			re.Longest()
+		}
+		return re
+	})
+	return l
+}
+
+// lazyRegexp returns a function that compiles pattern on its first call
+// and returns the same *regexp.Regexp on every call. It is safe for
+// concurrent use.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
+
+// gatedRegexps are the package's regular expressions that are anchored at
+// the start and have a gate, for [scanner.findAt].
+var gatedRegexps []*lazyRE
+
+// gatedRegexp returns pattern, which must start with ^, compiled on first
+// use and with a gate.
+func gatedRegexp(pattern string) *lazyRE {
+	l := newLazyRE(pattern, false)
+	l.gate = sync.OnceValue(func() *gate { return gateOf(pattern) })
+	gatedRegexps = append(gatedRegexps, l)
+	return l
+}
+
+// gate says, without running a regular expression, where it cannot match.
+// All strings in it are case-folded with [foldString]. A nil set is no
+// constraint.
+type gate struct {
+	first    runeSet // the runes a match can start with, unless anyFirst
+	anyFirst bool
+	// prefix holds strings one of which every match starts with.
+	prefix []string
+	// must holds strings one of which every match contains.
+	must []string
+}
+
+// gateOf returns the gate of pattern: the one in gates_gen.go, which
+// TestGeneratedGates keeps equal to newGate's, or newGate's if the pattern
+// is not there. Reading a gate from its pattern costs more than compiling
+// the pattern, so it is done when the package is generated, not when it
+// runs.
+func gateOf(pattern string) *gate {
+	if g := generatedGate(pattern); g != nil {
+		return g
+	}
+	return newGate(pattern)
+}
+
+// newGate reads the gate of pattern, which is parsed with the flags
+// regexp.Compile uses. An unparsable pattern gets a gate that lets
+// everything through.
+func newGate(pattern string) *gate {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return &gate{anyFirst: true}
+	}
+	re = re.Simplify()
+	g := &gate{}
+	g.first, g.anyFirst = firstRunesOf(re)
+	in := analyze(re)
+	g.prefix = constraint(minimal(in.prefix, strings.HasPrefix))
+	g.must = constraint(minimal(in.must, strings.Contains))
+	return g
+}
+
+// minimal drops from set every string that covers another, which says no
+// more: a text that starts with "上个" starts with "上".
+func minimal(set []string, covers func(s, t string) bool) []string {
+	var out []string
+	for _, s := range set {
+		redundant := false
+		for _, t := range set {
+			if t != s && covers(s, t) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// constraint returns set, or nil when it constrains nothing.
+func constraint(set []string) []string {
+	if len(set) == 0 || slices.Contains(set, "") {
+		return nil
+	}
+	return set
+}
+
+// Limits of the analysis: how many strings a set may hold, how many runes
+// a character class may have to count as literal text, and how long a
+// prefix or suffix is kept.
+const (
+	maxSet       = 64
+	maxClassSize = 4
+	maxAffix     = 16
+)
+
+// info is what analyze knows about the matches of a regular expression,
+// as case-folded strings. exact, when isExact, holds every string the
+// expression can match. Every match starts with one of prefix, ends with
+// one of suffix and contains one of must; a set holding "" says nothing.
+type info struct {
+	exact                []string
+	isExact              bool
+	prefix, suffix, must []string
+}
+
+var noInfo = info{prefix: []string{""}, suffix: []string{""}, must: []string{""}}
+
+func exactInfo(set []string) info {
+	set = dedupe(set)
+	return info{exact: set, isExact: true, prefix: trimAffix(set, true), suffix: trimAffix(set, false), must: set}
+}
+
+// analyze follows the construction in Russ Cox's "Regular Expression
+// Matching with a Trigram Index" (codesearch), with whole literals instead
+// of trigrams.
+func analyze(re *syntax.Regexp) info {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return exactInfo([]string{foldString(string(re.Rune))})
+	case syntax.OpCharClass:
+		n := 0
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			n += int(re.Rune[i+1]-re.Rune[i]) + 1
+			if n > 4*maxClassSize {
+				return noInfo
+			}
+		}
+		var set []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				set = append(set, string(foldRune(r)))
+			}
+		}
+		set = dedupe(set)
+		if len(set) == 0 || len(set) > maxClassSize {
+			return noInfo
+		}
+		return exactInfo(set)
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
+		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return exactInfo([]string{""})
+	case syntax.OpCapture:
+		return analyze(re.Sub[0])
+	case syntax.OpQuest:
+		x := analyze(re.Sub[0])
+		if x.isExact && len(x.exact) < maxSet {
+			return exactInfo(append(slices.Clone(x.exact), ""))
+		}
+		return noInfo
+	case syntax.OpPlus:
+		x := analyze(re.Sub[0])
+		return info{prefix: x.prefix, suffix: x.suffix, must: x.must}
+	case syntax.OpRepeat:
+		if re.Min == 0 {
+			return noInfo
+		}
+		x := analyze(re.Sub[0])
+		if re.Min == 1 && re.Max == 1 {
+			return x
+		}
+		return info{prefix: x.prefix, suffix: x.suffix, must: x.must}
+	case syntax.OpConcat:
+		acc := exactInfo([]string{""})
+		for _, sub := range re.Sub {
+			acc = concat(acc, analyze(sub))
+		}
+		return acc
+	case syntax.OpAlternate:
+		var out info
+		out.isExact = true
+		for _, sub := range re.Sub {
+			x := analyze(sub)
+			out.isExact = out.isExact && x.isExact
+			out.exact = append(out.exact, x.exact...)
+			out.prefix = append(out.prefix, x.prefix...)
+			out.suffix = append(out.suffix, x.suffix...)
+			out.must = append(out.must, x.must...)
+		}
+		if out.isExact && len(dedupe(out.exact)) <= maxSet {
+			return exactInfo(out.exact)
+		}
+		return info{prefix: shrink(out.prefix, true), suffix: shrink(out.suffix, false), must: shrinkMust(out.must)}
+	}
+	// OpAnyChar, OpAnyCharNotNL, OpStar, OpNoMatch: nothing is known.
+	return noInfo
+}
+
+// concat is what is known of a match of a followed by a match of b.
+func concat(a, b info) info {
+	if a.isExact && b.isExact && len(a.exact)*len(b.exact) <= maxSet {
+		return exactInfo(cross(a.exact, b.exact))
+	}
+	var out info
+	out.prefix = a.prefix
+	if a.isExact && len(a.exact)*len(b.prefix) <= maxSet {
+		out.prefix = trimAffix(cross(a.exact, b.prefix), true)
+	}
+	out.suffix = b.suffix
+	if b.isExact && len(a.suffix)*len(b.exact) <= maxSet {
+		out.suffix = trimAffix(cross(a.suffix, b.exact), false)
+	}
+	out.must = best(a.must, b.must)
+	if len(a.suffix)*len(b.prefix) <= maxSet {
+		out.must = best(out.must, cross(a.suffix, b.prefix))
+	}
+	return out
+}
+
+// best returns the more selective of two must sets: the one whose shortest
+// string is longer, or the smaller one.
+func best(a, b []string) []string {
+	ma, mb := minLen(a), minLen(b)
+	switch {
+	case ma != mb:
+		if ma > mb {
+			return a
+		}
+		return b
+	case len(a) <= len(b):
+		return a
+	}
+	return b
+}
+
+func minLen(set []string) int {
+	m := -1
+	for _, s := range set {
+		if m < 0 || len(s) < m {
+			m = len(s)
+		}
+	}
+	return max(m, 0)
+}
+
+func cross(a, b []string) []string {
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return dedupe(out)
+}
+
+func dedupe(set []string) []string {
+	set = slices.Clone(set)
+	slices.Sort(set)
+	return slices.Compact(set)
+}
+
+// trimAffix cuts prefixes (or suffixes) to maxAffix bytes. A match that
+// starts with a string also starts with each of its prefixes.
+func trimAffix(set []string, front bool) []string {
+	out := make([]string, len(set))
+	for i, s := range set {
+		if len(s) > maxAffix {
+			if front {
+				s = s[:maxAffix]
+			} else {
+				s = s[len(s)-maxAffix:]
+			}
+		}
+		out[i] = s
+	}
+	return dedupe(out)
+}
+
+// shrink makes an affix set hold at most maxSet strings by shortening
+// them, or gives up.
+func shrink(set []string, front bool) []string {
+	set = dedupe(set)
+	for n := maxAffix; len(set) > maxSet && n > 0; n /= 2 {
+		for i, s := range set {
+			if len(s) > n {
+				if front {
+					set[i] = s[:n]
+				} else {
+					set[i] = s[len(s)-n:]
+				}
+			}
+		}
+		set = dedupe(set)
+	}
+	if len(set) > maxSet {
+		return []string{""}
+	}
+	return set
+}
+
+// shrinkMust makes a must set hold at most maxSet strings by shortening
+// them to their prefixes, or gives up.
+func shrinkMust(set []string) []string { return shrink(set, true) }
+
+// foldRune maps every rune of a case-folding orbit (k, K and the Kelvin
+// sign; s, S and ſ) to the smallest rune of the orbit.
+func foldRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'a' <= r && r <= 'z' {
+			r -= 'a' - 'A'
+		}
+		return r
+	}
+	m := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		m = min(m, f)
+	}
+	return m
+}
+
+// foldString applies foldRune to every rune of s.
+func foldString(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		sb.WriteRune(foldRune(r))
+	}
+	return sb.String()
+}
+
+// folded is a case-folded copy of a text with a map from the text's byte
+// offsets to the copy's; the map is nil when folding kept every rune's
+// length.
+type folded struct {
+	text string
+	off  []int32
+}
+
+func foldText(text string) folded {
+	ascii := true
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		b := []byte(text)
+		for i, c := range b {
+			if 'a' <= c && c <= 'z' {
+				b[i] = c - ('a' - 'A')
+			}
+		}
+		return folded{text: string(b)}
+	}
+	var sb strings.Builder
+	sb.Grow(len(text))
+	var off []int32
+	for i, r := range text {
+		if r == utf8.RuneError {
+			// Invalid bytes are kept one by one.
+			if _, size := utf8.DecodeRuneInString(text[i:]); size == 1 {
+				if off != nil {
+					off[i] = int32(sb.Len())
+				}
+				sb.WriteByte(text[i])
+				continue
+			}
+		}
+		f := foldRune(r)
+		if utf8.RuneLen(f) != utf8.RuneLen(r) && off == nil {
+			off = make([]int32, len(text)+1)
+			for j := range off[:i+1] {
+				off[j] = int32(j)
+			}
+		}
+		if off != nil {
+			off[i] = int32(sb.Len())
+		}
+		sb.WriteRune(f)
+	}
+	if off != nil {
+		off[len(text)] = int32(sb.Len())
+	}
+	return folded{text: sb.String(), off: off}
+}
+
+// at returns the offset in the copy of byte offset i of the text, which
+// must start a rune.
+func (f folded) at(i int) int {
+	if f.off == nil {
+		return i
+	}
+	return int(f.off[i])
+}
+
+// hasPrefixAt reports whether the folded text at offset fi starts with one
+// of set.
+func (f folded) hasPrefixAt(fi int, set []string) bool {
+	rest := f.text[fi:]
+	for _, p := range set {
+		if strings.HasPrefix(rest, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastIndex returns the largest offset of the folded text at which one of
+// set starts, or -1.
+func (f folded) lastIndex(set []string) int {
+	last := -1
+	for _, m := range set {
+		last = max(last, strings.LastIndex(f.text, m))
+	}
+	return last
+}
+
+// fold returns the case-folded text, made on first use.
+func (s *scanner) fold() *folded {
+	if !s.isFolded {
+		s.folded, s.isFolded = foldText(s.text), true
+	}
+	return &s.folded
+}
+
+// mayHold reports whether the text holds one of g's must strings, for a
+// search that is not anchored.
+func (s *scanner) mayHold(g *gate) bool {
+	return g.must == nil || s.fold().lastIndex(g.must) >= 0
+}
+
+// mayMatch reports whether rule ru, whose first rune r is at offset i, can
+// match there according to its gate.
+func (s *scanner) mayMatch(ru rule, i int, r rune) bool {
+	g := ru.re.gate()
+	if !g.anyFirst && !g.first.has(r) {
+		return false
+	}
+	if g.prefix == nil && g.must == nil {
+		return true
+	}
+	fi := s.fold().at(i)
+	if g.prefix != nil && !s.folded.hasPrefixAt(fi, g.prefix) {
+		return false
+	}
+	if g.must != nil {
+		if s.mustAt == nil {
+			s.mustAt = make([]int32, numRules)
+			for k := range s.mustAt {
+				s.mustAt[k] = -2
+			}
+		}
+		if s.mustAt[ru.id] == -2 {
+			s.mustAt[ru.id] = int32(s.folded.lastIndex(g.must))
+		}
+		if int(s.mustAt[ru.id]) < fi {
+			return false
+		}
+	}
+	return true
+}
+
+// mayStartAt reports whether the anchored regular expression l may match
+// at offset i according to the first runes and prefixes of its gate.
+func (s *scanner) mayStartAt(l *lazyRE, i int) bool {
+	if s.ungated {
+		return true
+	}
+	g := l.gate()
+	r, _ := utf8.DecodeRuneInString(s.text[i:])
+	if !g.anyFirst && (i >= len(s.text) || !g.first.has(r)) {
+		return false
+	}
+	return g.prefix == nil || s.fold().hasPrefixAt(s.fold().at(i), g.prefix)
+}
+
+// findAt runs the anchored regular expression l on the text from offset i,
+// if its gate lets it, and returns its submatch indexes relative to i.
+func (s *scanner) findAt(l *lazyRE, i int) []int {
+	if !s.mayStartAt(l, i) {
+		return nil
+	}
+	return l.re().FindStringSubmatchIndex(s.text[i:])
+}
