@@ -96,6 +96,10 @@ func (d *Doc) fields() map[string]any {
 type Index struct {
 	b    *bleveIndex
 	path string
+	// readOnly is set when the index was opened with
+	// [OpenOptions.ReadOnly]: scorch then runs no merger, and [Index.Merge]
+	// refuses.
+	readOnly bool
 }
 
 // NewMapping returns the index mapping.

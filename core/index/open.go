@@ -59,5 +59,5 @@ func OpenWith(dir string, o OpenOptions) (*Index, error) {
 		b.Close()
 		return nil, fmt.Errorf("opening index %s: %w: %v", dir, ErrCorrupt, err)
 	}
-	return &Index{b: b, path: dir}, nil
+	return &Index{b: b, path: dir, readOnly: o.ReadOnly}, nil
 }
