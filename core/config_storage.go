@@ -22,6 +22,14 @@ type StorageConfig struct {
 	// write to the home (the writer lock, and readers letting go); 0
 	// means the default, 30s. See docs/concurrency.md.
 	LockWait time.Duration `mapstructure:"lock_wait" json:"lock_wait" yaml:"lock_wait"`
+	// CompactAfterIngest compacts the store (huimem.db) at the end of an
+	// ingest that grew it by more than a quarter since its last
+	// compaction (or since the ingest began, for a store never
+	// compacted), so that the vectors lie in one run of full pages and a
+	// recall maps only what it scans (issue 15; see docs/performance.md).
+	// Only the embedded backend has a file to compact. Nil means the
+	// default, true.
+	CompactAfterIngest *bool `mapstructure:"compact_after_ingest" json:"compact_after_ingest" yaml:"compact_after_ingest"`
 	// Backend is where the store and the search index live: "embedded"
 	// (the default: files in Home) or "postgres" (a PostgreSQL database
 	// that any number of servers share; Home then keeps only transcripts
@@ -103,6 +111,9 @@ func (s *StorageConfig) setDefaults() {
 	}
 	if s.VectorCacheMB == 0 {
 		s.VectorCacheMB = DefaultVectorCacheMB
+	}
+	if s.CompactAfterIngest == nil {
+		s.CompactAfterIngest = new(true)
 	}
 }
 

@@ -40,6 +40,9 @@ type IngestResult struct {
 	Sessions int `json:"sessions"`
 	// Unchanged is set when the source's content had been ingested before.
 	Unchanged bool `json:"unchanged,omitempty"`
+	// Compaction is set when the ingest ended by compacting the store
+	// (issue 15: see compactafter.go).
+	Compaction *Compaction `json:"compaction,omitempty"`
 }
 
 // FileOptions tune [Engine.IngestFile].
@@ -124,6 +127,10 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 	if err := e.writable(); err != nil {
 		return res, err
 	}
+	base := e.dataSize() // issue 15: see compactafter.go
+	if src != nil && src.stage != nil {
+		base = src.stage.baseSize
+	}
 	in, err := e.planIngest(msgs, src, &res)
 	if err != nil {
 		return res, err
@@ -159,6 +166,9 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 		e.logf("huimem: warning: %v (the vectors stay readable where they are)", err)
 	}
 	e.maybeRetryExtractions(ctx, len(res.ExtractFailures) > 0)
+	// issue 15: everything is durable and indexed; a bulk ingest leaves
+	// the buckets' pages interleaved.
+	res.Compaction = e.compactAfterIngest(ctx, base)
 	return res, nil
 }
 

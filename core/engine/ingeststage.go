@@ -60,6 +60,9 @@ type stageRun struct {
 	deferred []core.Message // messages for sessions that existed before
 	sessions int
 	res      IngestResult
+	// baseSize is the store's data size before the stage began (issue
+	// 15: see compactafter.go).
+	baseSize int64
 }
 
 // ingestStaged ingests a new source (one that holds no messages yet)
@@ -74,7 +77,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if err := e.discardStages(); err != nil {
 		return IngestResult{}, err
 	}
-	run := &stageRun{src: abs}
+	run := &stageRun{src: abs, baseSize: e.dataSize()}
 	err := e.st.Update(func(tx *store.Tx) error {
 		var err error
 		run.info, err = tx.BeginStage(abs, digest)
@@ -116,6 +119,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	res.Removed += r.Removed
 	res.Sessions += r.Sessions
 	res.ExtractFailures = append(res.ExtractFailures, r.ExtractFailures...)
+	res.Compaction = r.Compaction
 	if err != nil && !e.stagePublished(run.info) {
 		_, err = fail(err)
 	}

@@ -19,10 +19,14 @@ import (
 //
 //  1. Wait until no transaction of this Store is running, and hold every
 //     new one back (they wait; none fails).
-//  2. Copy every bucket into <store>.compact with bbolt's Compact. The new
-//     file stays open, and locked, from here on.
-//  3. Check that every bucket holds as many keys as before, and flush the
-//     new file.
+//  2. Copy every bucket into <store>.compact (copyBuckets, bbolt's Compact
+//     with the copy's memory bounded). The new file stays open, and
+//     locked, from here on.
+//  3. Check that every bucket holds as many keys as before, record the
+//     copy's size in its meta bucket (issue 15: see [Store.DataSize]), and
+//     flush the new file. The copy fills every leaf (FillPercent 1)
+//     and writes bucket after bucket, in key order, so each bucket's
+//     pages lie in one run (see compactlayout.go).
 //  4. Rename it over the store and flush the folder: the swap is atomic,
 //     and a crash leaves either the old file or the complete new one.
 //  5. Overwrite the old file's bytes with zeros and truncate it (through
@@ -43,6 +47,19 @@ import (
 // compactSuffix names the temporary file of a compaction.
 const compactSuffix = ".compact"
 
+// compactTxBytes is how many bytes of keys and values one transaction of
+// the copy writes: it bounds the copy's memory.
+const compactTxBytes = 4 << 20
+
+// metaCompacted is the meta key of the store's data size in bytes right
+// after its last compaction (issue 15: see [Store.DataSize]).
+const metaCompacted = "compacted_size"
+
+// compactHook, when set (by tests), is called at each step of a
+// compaction: "copied" once the copy is complete and flushed, "renamed"
+// once it is at the store's path.
+var compactHook func(step string)
+
 // CompactStats says what [Store.Compact] did.
 type CompactStats struct {
 	// Before and After are the store file's size in bytes.
@@ -59,6 +76,20 @@ type CompactStats struct {
 // the caller must not hold one, or Compact waits for ever. It is safe to call while other goroutines use the
 // Store.
 func (s *Store) Compact(ctx context.Context) (CompactStats, error) {
+	return s.CompactWith(ctx, CompactOptions{Scrub: true})
+}
+
+// CompactOptions tune [Store.CompactWith].
+type CompactOptions struct {
+	// Scrub overwrites the old file's bytes with zeros before it is
+	// released (step 5), as a forget needs. A compaction for layout
+	// alone (issue 15: after an ingest) skips it: it would write as many
+	// bytes again.
+	Scrub bool
+}
+
+// CompactWith is [Store.Compact] with options.
+func (s *Store) CompactWith(ctx context.Context, o CompactOptions) (CompactStats, error) {
 	if s.kv != nil {
 		return CompactStats{}, nil // the KV reclaims space itself (VACUUM)
 	}
@@ -82,14 +113,27 @@ func (s *Store) Compact(ctx context.Context) (CompactStats, error) {
 		os.Remove(tmp)
 		return st, fmt.Errorf("compacting store %s: %w", s.path, err)
 	}
-	if err := bolt.Compact(dst, s.db, 64<<20); err != nil {
+	// issue 15: the copy's transactions are not flushed one by one (a
+	// crash leaves a stray copy either way); dst.Sync flushes it all
+	// before the rename, and dst is the store, flushing every commit,
+	// from then on.
+	dst.NoSync = true
+	counts, err := copyBuckets(dst, s.db, compactTxBytes)
+	if err != nil {
 		return fail(err)
 	}
-	if err := sameKeys(s.db, dst); err != nil {
+	if err := checkCopy(dst, counts); err != nil {
 		return fail(err)
 	}
+	if err := recordCompacted(dst); err != nil {
+		return fail(err)
+	}
+	dst.NoSync = false
 	if err := dst.Sync(); err != nil {
 		return fail(err)
+	}
+	if compactHook != nil {
+		compactHook("copied")
 	}
 	old, err := os.OpenFile(s.path, os.O_RDWR, 0)
 	if err != nil {
@@ -100,8 +144,13 @@ func (s *Store) Compact(ctx context.Context) (CompactStats, error) {
 		return fail(err)
 	}
 	// From here on the new file is the store.
+	if compactHook != nil {
+		compactHook("renamed")
+	}
 	syncErr := syncDir(filepath.Dir(s.path))
-	st.Scrubbed = scrub(old) == nil
+	if o.Scrub {
+		st.Scrubbed = scrub(old) == nil
+	}
 	s.db.Close()
 	s.db = dst
 	st.After = fileSize(s.path)
@@ -130,38 +179,6 @@ func (s *Store) lockAll(ctx context.Context) error {
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, 5*time.Millisecond)
-	}
-	return nil
-}
-
-// sameKeys checks that every top-level bucket of b holds as many keys as
-// in a.
-func sameKeys(a, b *bolt.DB) error {
-	counts := func(db *bolt.DB) (map[string]int, error) {
-		out := map[string]int{}
-		err := db.View(func(tx *bolt.Tx) error {
-			return tx.ForEach(func(name []byte, bk *bolt.Bucket) error {
-				out[string(name)] = bk.Stats().KeyN
-				return nil
-			})
-		})
-		return out, err
-	}
-	ca, err := counts(a)
-	if err != nil {
-		return err
-	}
-	cb, err := counts(b)
-	if err != nil {
-		return err
-	}
-	if len(ca) != len(cb) {
-		return fmt.Errorf("the copy has %d buckets, the store %d", len(cb), len(ca))
-	}
-	for name, n := range ca {
-		if cb[name] != n {
-			return fmt.Errorf("bucket %s: the copy holds %d keys, the store %d", name, cb[name], n)
-		}
 	}
 	return nil
 }

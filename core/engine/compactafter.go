@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/huimemory/huimemory/core/store"
+)
+
+// Compaction after a bulk ingest (issue 15). A staged ingest commits its
+// batches one after the other, and each commit puts new pages of every
+// bucket it writes (messages, chunks, vectors, ids) at the end of the
+// file: the vectors' pages end up interleaved with the rest. A recall
+// scans the vectors through the memory map, and the kernel maps the
+// 64 KiB around every page it faults in, so it maps the neighbours too.
+// When an ingest grew the store by more than a quarter, the ingest ends
+// by compacting it ([store.Store.CompactWith]): every bucket is copied
+// into a new file in one run of full pages, and the new file is renamed
+// over the old one. This runs after the ingest is durable and indexed,
+// outside its all-or-nothing section: a crash during the compaction
+// leaves the store as the ingest left it (the next open removes the
+// half-written copy), and an error only logs a warning.
+//
+// With [AccessShared] the compaction runs while the write still holds
+// the home (other processes' readers wait at the gate, as for the rest
+// of the write, and open the new file once it ends). On a backend
+// (PostgreSQL) there is no file to compact.
+
+// compactGrowth is the growth of the store's data, since its last
+// compaction or since the ingest began, beyond which an ingest ends by
+// compacting it: the compaction costs about as much as reading the
+// store, so compacting at every quarter's growth costs a bounded share
+// of the writes.
+const compactGrowth = 1.25
+
+// compactMinBytes is the least data size worth compacting: below it the
+// whole store fits in a few hundred fault-around windows. A variable for
+// tests.
+var compactMinBytes int64 = 8 << 20
+
+// Compaction says what the compaction at the end of an ingest did.
+type Compaction struct {
+	// Before and After are the store file's size in bytes.
+	Before int64 `json:"before"`
+	After  int64 `json:"after"`
+	// Seconds is how long it took.
+	Seconds float64 `json:"seconds"`
+}
+
+// dataSize returns the store's data size, or 0 when it cannot be read or
+// the store is not a file.
+func (e *Engine) dataSize() int64 {
+	if e.backend != nil || e.st == nil || e.st.External() {
+		return 0
+	}
+	n, _, err := e.st.DataSize()
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// compactAfterIngest compacts the store if storage.compact_after_ingest
+// is on, the store is the home's file and held read-write by this
+// engine, and its data grew by more than compactGrowth since its last
+// compaction or, for a store never compacted, since base (its size when
+// the ingest began). It returns nil when it did not compact. The caller
+// holds writeMu and no transaction.
+func (e *Engine) compactAfterIngest(ctx context.Context, base int64) *Compaction {
+	on := e.cfg.Storage.CompactAfterIngest
+	if (on != nil && !*on) || e.backend != nil || e.st.External() || !e.st.Exclusive() {
+		return nil
+	}
+	now, compacted, err := e.st.DataSize()
+	if err != nil || now < compactMinBytes {
+		return nil
+	}
+	ref := base
+	if compacted > 0 {
+		ref = compacted
+	}
+	if ref <= 0 || float64(now) <= compactGrowth*float64(ref) {
+		return nil
+	}
+	start := time.Now()
+	st, err := e.st.CompactWith(ctx, store.CompactOptions{})
+	if err != nil {
+		e.logf("huimem: warning: compacting the store after the ingest: %v (the ingest is stored; the store stays as it was)", err)
+		return nil
+	}
+	c := &Compaction{Before: st.Before, After: st.After, Seconds: time.Since(start).Seconds()}
+	e.logf("huimem: compacted the store after the ingest: %.1f MB to %.1f MB in %.2f s", float64(c.Before)/1e6, float64(c.After)/1e6, c.Seconds)
+	return c
+}
