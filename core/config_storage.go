@@ -27,6 +27,8 @@ type StorageConfig struct {
 	// compaction (or since the ingest began, for a store never
 	// compacted), so that the vectors lie in one run of full pages and a
 	// recall maps only what it scans (issue 15; see docs/performance.md).
+	// The same switch merges the search index's segments into one after
+	// an ingest that grew it by a quarter (core/engine/mergeafter.go).
 	// Only the embedded backend has a file to compact. Nil means the
 	// default, true.
 	CompactAfterIngest *bool `mapstructure:"compact_after_ingest" json:"compact_after_ingest" yaml:"compact_after_ingest"`

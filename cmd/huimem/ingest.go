@@ -37,6 +37,10 @@ type ingestSummary struct {
 	Chunks    int     `json:"chunks"`
 	Removed   int     `json:"removed_chunks"`
 	Seconds   float64 `json:"seconds"`
+	// Compaction and IndexMerge are set when the ingest ended by
+	// compacting the store or merging the index (engine.Tidy).
+	Compaction *engine.Compaction `json:"compaction,omitempty"`
+	IndexMerge *engine.IndexMerge `json:"index_merge,omitempty"`
 	// Files lists what happened to each file, in order.
 	Files []ingestFile `json:"files"`
 }
@@ -152,11 +156,14 @@ ingest again finishes the job.`,
 			}
 			var sum ingestSummary
 			var failed []error
+			// The store's compaction and the index merge run once, after
+			// the last file (issue 15: see core/engine/mergeafter.go).
+			base := e.TidyBase()
 			for _, f := range files {
 				if err := cmd.Context().Err(); err != nil {
 					return err
 				}
-				row := a.ingestOne(cmd, e, f, engine.SourceOptions{Namespace: ns, Format: format, Location: cfg.Time.Location(), BatchMessages: batch})
+				row := a.ingestOne(cmd, e, f, engine.SourceOptions{Namespace: ns, Format: format, Location: cfg.Time.Location(), BatchMessages: batch, DeferTidy: true})
 				if row.Error != "" {
 					failed = append(failed, row.err)
 					if len(files) == 1 {
@@ -204,6 +211,10 @@ ingest again finishes the job.`,
 					sum.add(ingestFile{Path: s.Path, Status: engine.SourcePruned, IngestResult: res.IngestResult, Dropped: res.Dropped})
 					say("%s: deleted and pruned, %d messages and %d chunks removed", s.Path, res.Dropped, res.Removed)
 				}
+			}
+			var err2 error
+			if sum.Compaction, sum.IndexMerge, err2 = e.Tidy(cmd.Context(), base); err2 != nil {
+				warn(fmt.Sprintf("tidying after the ingest: %v (everything ingested is stored)", err2))
 			}
 			sum.Seconds = time.Since(start).Seconds()
 			if asJSON {

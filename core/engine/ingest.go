@@ -43,6 +43,9 @@ type IngestResult struct {
 	// Compaction is set when the ingest ended by compacting the store
 	// (issue 15: see compactafter.go).
 	Compaction *Compaction `json:"compaction,omitempty"`
+	// IndexMerge is set when the ingest ended by merging the index's
+	// segments into one (issue 15: see mergeafter.go).
+	IndexMerge *IndexMerge `json:"index_merge,omitempty"`
 }
 
 // FileOptions tune [Engine.IngestFile].
@@ -106,6 +109,9 @@ type source struct {
 	// stage, when set, is published in the ingest's transaction (see
 	// ingeststage.go).
 	stage *stageRun
+	// deferTidy leaves the store's compaction and the index merge to the
+	// caller, which calls [Engine.Tidy] after its last source.
+	deferTidy bool
 }
 
 func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
@@ -127,9 +133,11 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 	if err := e.writable(); err != nil {
 		return res, err
 	}
-	base := e.dataSize() // issue 15: see compactafter.go
+	// issue 15: the sizes the ingest's growth is measured from (see
+	// compactafter.go and mergeafter.go).
+	base := e.TidyBase()
 	if src != nil && src.stage != nil {
-		base = src.stage.baseSize
+		base = src.stage.base
 	}
 	in, err := e.planIngest(msgs, src, &res)
 	if err != nil {
@@ -167,8 +175,10 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 	}
 	e.maybeRetryExtractions(ctx, len(res.ExtractFailures) > 0)
 	// issue 15: everything is durable and indexed; a bulk ingest leaves
-	// the buckets' pages interleaved.
-	res.Compaction = e.compactAfterIngest(ctx, base)
+	// the buckets' pages interleaved and the index in several segments.
+	if src == nil || !src.deferTidy {
+		res.Compaction, res.IndexMerge = e.tidyLocked(ctx, base)
+	}
 	return res, nil
 }
 

@@ -60,15 +60,15 @@ type stageRun struct {
 	deferred []core.Message // messages for sessions that existed before
 	sessions int
 	res      IngestResult
-	// baseSize is the store's data size before the stage began (issue
-	// 15: see compactafter.go).
-	baseSize int64
+	// base is the store's and the index's size before the stage began
+	// (issue 15: see mergeafter.go).
+	base TidyBase
 }
 
 // ingestStaged ingests a new source (one that holds no messages yet)
 // batch by batch under a stage, then publishes it. first is the first
 // batch, next yields the rest. The caller does not hold writeMu.
-func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []core.Message, next func() (core.Message, error, bool), limit int) (IngestResult, error) {
+func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []core.Message, next func() (core.Message, error, bool), limit int, deferTidy bool) (IngestResult, error) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	if err := e.writable(); err != nil {
@@ -77,7 +77,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if err := e.discardStages(); err != nil {
 		return IngestResult{}, err
 	}
-	run := &stageRun{src: abs, baseSize: e.dataSize()}
+	run := &stageRun{src: abs, base: e.TidyBase()}
 	err := e.st.Update(func(tx *store.Tx) error {
 		var err error
 		run.info, err = tx.BeginStage(abs, digest)
@@ -109,7 +109,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	}
 	// Publish: the messages for sessions that existed go in by the
 	// ordinary path, in the same transaction as the stage's publication.
-	src := &source{name: abs, digest: digest, track: &tracking{drop: map[core.MessageKey]bool{}}, stage: run}
+	src := &source{name: abs, digest: digest, track: &tracking{drop: map[core.MessageKey]bool{}}, stage: run, deferTidy: deferTidy}
 	r, err := e.ingestLocked(ctx, run.deferred, src)
 	res := run.res
 	res.Messages += r.Messages
@@ -119,7 +119,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	res.Removed += r.Removed
 	res.Sessions += r.Sessions
 	res.ExtractFailures = append(res.ExtractFailures, r.ExtractFailures...)
-	res.Compaction = r.Compaction
+	res.Compaction, res.IndexMerge = r.Compaction, r.IndexMerge
 	if err != nil && !e.stagePublished(run.info) {
 		_, err = fail(err)
 	}

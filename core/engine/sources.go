@@ -42,6 +42,11 @@ type SourceOptions struct {
 	// [DefaultBatchMessages]. A file with no more messages than this goes
 	// in one transaction.
 	BatchMessages int
+	// DeferTidy leaves the store's compaction and the index merge that
+	// end a large ingest (issue 15: see mergeafter.go) to the caller, who
+	// ingests several sources and calls [Engine.Tidy] once after the last,
+	// with the [Engine.TidyBase] it took before the first.
+	DeferTidy bool
 }
 
 // SourceResult says what ingesting or pruning one source did.
@@ -176,7 +181,7 @@ func (e *Engine) IngestSource(ctx context.Context, path string, opts SourceOptio
 	if more && old == "" {
 		// issue 13: a large new file goes in batch by batch, under a
 		// stage that is published at the end (ingeststage.go).
-		r, err := e.ingestStaged(ctx, abs, digest, msgs, next, limit)
+		r, err := e.ingestStaged(ctx, abs, digest, msgs, next, limit, opts.DeferTidy)
 		res.IngestResult = r
 		res.Source = path
 		return res, err
@@ -206,7 +211,7 @@ func (e *Engine) IngestSource(ctx context.Context, path string, opts SourceOptio
 	if err != nil {
 		return res, err
 	}
-	r, err := e.applyTracking(ctx, msgs, &source{name: abs, digest: digest, track: track})
+	r, err := e.applyTracking(ctx, msgs, &source{name: abs, digest: digest, track: track, deferTidy: opts.DeferTidy})
 	res.IngestResult, res.Dropped = r, len(track.drop)
 	res.Source = path
 	return res, err

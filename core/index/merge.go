@@ -20,22 +20,39 @@ import (
 // ErrReadOnly means the index was opened read-only.
 var ErrReadOnly = errors.New("index is open read-only")
 
-// Segments returns how many segments the index's current snapshot holds.
-func (x *Index) Segments() (int, error) {
+// SegmentStats says how the index's chunks lie in its segments.
+type SegmentStats struct {
+	Segments int
+	// Largest is the number of chunks in the largest segment, Total in
+	// all of them (live chunks: not those a later batch replaced).
+	Largest, Total uint64
+}
+
+// SegmentStats reads how the index's chunks lie in its current
+// segments. After a [Index.Merge], Largest is Total; the chunks added
+// since are Total - Largest.
+func (x *Index) SegmentStats() (SegmentStats, error) {
+	var st SegmentStats
 	adv, err := x.b.Advanced()
 	if err != nil {
-		return 0, fmt.Errorf("reading index: %w", err)
+		return st, fmt.Errorf("reading index: %w", err)
 	}
 	r, err := adv.Reader()
 	if err != nil {
-		return 0, fmt.Errorf("reading index: %w", err)
+		return st, fmt.Errorf("reading index: %w", err)
 	}
 	defer r.Close()
 	snap, ok := r.(*scorch.IndexSnapshot)
 	if !ok {
-		return 0, fmt.Errorf("reading index: a %T is not a scorch snapshot", r)
+		return st, fmt.Errorf("reading index: a %T is not a scorch snapshot", r)
 	}
-	return len(snap.Segments()), nil
+	for _, seg := range snap.Segments() {
+		n := seg.Count()
+		st.Segments++
+		st.Total += n
+		st.Largest = max(st.Largest, n)
+	}
+	return st, nil
 }
 
 // Merge merges all of the index's segments into one and waits until the

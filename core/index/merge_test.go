@@ -51,18 +51,18 @@ func TestMergeFoldsSegments(t *testing.T) {
 			final[d.ID] = d
 		}
 	}
-	before, err := x.Segments()
+	before, err := x.SegmentStats()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if before < 2 {
-		t.Fatalf("five batches left %d segment(s); the test needs several", before)
+	if before.Segments < 2 || before.Total != uint64(len(final)) || before.Largest >= before.Total {
+		t.Fatalf("five batches left %+v; the test needs several segments holding the %d chunks", before, len(final))
 	}
 	if err := x.Merge(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := x.Segments(); err != nil || n != 1 {
-		t.Fatalf("Segments after Merge = %d, %v; want 1", n, err)
+	if st, err := x.SegmentStats(); err != nil || st.Segments != 1 || st.Largest != st.Total || st.Total != uint64(len(final)) {
+		t.Fatalf("SegmentStats after Merge = %+v, %v; want one segment of %d chunks", st, err, len(final))
 	}
 	if n, _ := x.Count(); n != uint64(len(final)) {
 		t.Fatalf("Count after Merge = %d, want %d", n, len(final))

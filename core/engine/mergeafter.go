@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/huimemory/huimemory/core/index"
+)
+
+// Merging the index after a bulk ingest (issue 15). Every index batch
+// adds a segment to the home's bleve index, and scorch's background
+// merger keeps several (a 100k-chunk ingest leaves about nine). A search
+// walks each segment's dictionary and postings, and bleve's BM25 sums its
+// statistics over the segments, so rankings also drift a little as the
+// background merger catches up (see core/index/merge.go). When the
+// chunks outside the index's largest segment are more than a quarter of
+// that segment's (compactGrowth: a first bulk ingest, or an index that
+// grew by a quarter since its last merge), an ingest ends by merging
+// every segment into one: searches get faster and rank the same from then
+// on. The condition is read from the index itself, so an ingest killed
+// before its merge leaves the merge to the next ingest (even one that
+// finds nothing new), and a sidecar's appends merge only at every
+// quarter's growth. It runs after the ingest is durable and indexed;
+// searches go on meanwhile, and a failure only logs a warning (the index
+// stays as the ingest left it, and correct). storage.compact_after_ingest
+// turns it off with the store's compaction.
+
+// IndexMerge says what the index merge at the end of an ingest did.
+type IndexMerge struct {
+	// Segments is how many segments were merged into one.
+	Segments int `json:"segments"`
+	// Seconds is how long it took.
+	Seconds float64 `json:"seconds"`
+}
+
+// segmentMerger is what the home's own index (core/index) offers beyond
+// [Lexical]; a backend's index has no segments to merge.
+type segmentMerger interface {
+	SegmentStats() (index.SegmentStats, error)
+	Merge(ctx context.Context) error
+}
+
+// mergeIndexAfterIngest merges the index into one segment when it is the
+// home's own and [Engine.mergeWanted] says so. It returns nil when it did
+// not merge. The caller holds writeMu.
+func (e *Engine) mergeIndexAfterIngest(ctx context.Context) *IndexMerge {
+	m, want := e.mergeWanted()
+	if !want {
+		return nil
+	}
+	st, _ := m.SegmentStats()
+	start := time.Now()
+	if err := m.Merge(ctx); err != nil {
+		e.logf("huimem: warning: merging the index after the ingest: %v (the index stays as it was)", err)
+		return nil
+	}
+	im := &IndexMerge{Segments: st.Segments, Seconds: time.Since(start).Seconds()}
+	e.logf("huimem: merged the index's %d segments into one in %.2f s", im.Segments, im.Seconds)
+	return im
+}
+
+// mergeWanted returns the home's index if it is one that merges, and
+// whether it wants a merge: several segments, and more chunks outside
+// the largest than a quarter of the largest's.
+func (e *Engine) mergeWanted() (segmentMerger, bool) {
+	m, ok := e.ix.(segmentMerger)
+	if on := e.cfg.Storage.CompactAfterIngest; !ok || e.backend != nil || (on != nil && !*on) {
+		return nil, false
+	}
+	st, err := m.SegmentStats()
+	if err != nil || st.Segments < 2 {
+		return m, false
+	}
+	return m, float64(st.Total) > compactGrowth*float64(st.Largest)
+}
+
+// TidyBase is the size of the store at some moment, which the growth
+// that [Engine.Tidy] looks at for the store's compaction is measured
+// from (the index's merge reads its own state).
+type TidyBase struct {
+	data int64
+}
+
+// TidyBase returns the store's size now.
+func (e *Engine) TidyBase() TidyBase { return TidyBase{data: e.dataSize()} }
+
+// Tidy does what the end of a large ingest does (compact the store, merge
+// the index's segments), for a caller that ingested several sources with
+// [SourceOptions.DeferTidy] and base taken before the first: once for
+// the whole lot, where each source on its own would have tidied several
+// times over. Each step runs only if it pays (the store grew by more than
+// a quarter since base; the index as [Engine.mergeWanted] says) and only
+// on a home's own files; a failure logs a warning and leaves the memory
+// as it was. The results are nil for steps that did not run.
+func (e *Engine) Tidy(ctx context.Context, base TidyBase) (*Compaction, *IndexMerge, error) {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if err := e.writable(); err != nil {
+		return nil, nil, err
+	}
+	if !e.tidyWanted(base) {
+		return nil, nil, nil
+	}
+	// A shared engine's handles are read-only outside a write.
+	if err := e.upgrade(); err != nil {
+		return nil, nil, err
+	}
+	c, m := e.tidyLocked(ctx, base)
+	return c, m, nil
+}
+
+// tidyWanted reports whether the store grew by more than compactGrowth
+// since base or the index wants a merge: a cheap look, before a shared
+// engine takes the home for the work.
+func (e *Engine) tidyWanted(base TidyBase) bool {
+	if data, _, err := e.st.DataSize(); err == nil && data >= compactMinBytes && float64(data) > compactGrowth*float64(base.data) {
+		return true
+	}
+	_, want := e.mergeWanted()
+	return want
+}
+
+// tidyLocked is Tidy for a caller that holds writeMu.
+func (e *Engine) tidyLocked(ctx context.Context, base TidyBase) (*Compaction, *IndexMerge) {
+	return e.compactAfterIngest(ctx, base.data), e.mergeIndexAfterIngest(ctx)
+}
