@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
@@ -107,7 +108,9 @@ var metadataFiles = map[string]bool{
 // which hold no conversation and are skipped in folders.
 func IsMetadata(name string) bool { return metadataFiles[strings.ToLower(filepath.Base(name))] }
 
-var slackDay = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.json$`)
+// Regular expressions here are compiled on first use, so that a process
+// that never needs them does not pay for them at init (issue 15).
+var slackDay = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.json$`) })
 
 // Detect picks the format of a file from its name and its first bytes
 // (up to [SniffLen]). It returns an error wrapping [ErrUnknownFormat],
@@ -142,7 +145,7 @@ func detect(name string, head []byte) string {
 	case '[':
 		return detectJSONDoc(base, t)
 	}
-	if bytes.HasPrefix(t, []byte("# chat_")) && markdownHeader.Match(t) {
+	if bytes.HasPrefix(t, []byte("# chat_")) && markdownHeader().Match(t) {
 		return "markdown"
 	}
 	if isText(t) {
@@ -186,9 +189,9 @@ func detectJSONDoc(base string, t []byte) string {
 		return "chatgpt"
 	case bytes.Contains(t, []byte(`"chat_messages"`)):
 		return "claude"
-	case t[0] == '[' && bytes.Contains(t, []byte(`"ts"`)) && (slackDay.MatchString(base) || bytes.Contains(t, []byte(`"type"`))):
+	case t[0] == '[' && bytes.Contains(t, []byte(`"ts"`)) && (slackDay().MatchString(base) || bytes.Contains(t, []byte(`"type"`))):
 		return "slack"
-	case t[0] == '[' && len(bytes.TrimSpace(t)) >= 2 && bytes.Equal(bytes.TrimSpace(t)[:2], []byte("[]")) && slackDay.MatchString(base):
+	case t[0] == '[' && len(bytes.TrimSpace(t)) >= 2 && bytes.Equal(bytes.TrimSpace(t)[:2], []byte("[]")) && slackDay().MatchString(base):
 		return "slack"
 	}
 	return ""

@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
@@ -14,10 +15,14 @@ import (
 // transcriptTime is archive.TimeLayout, the time format of transcripts.
 const transcriptTime = "2006-01-02 Mon 15:04:05 -07:00"
 
+// Regular expressions here are compiled on first use, so that a process
+// that never needs them does not pay for them at init (issue 15).
 var (
-	markdownHeader = regexp.MustCompile(`(?m)^### .+ · \d{4}-\d{2}-\d{2} `)
-	messageHeader  = regexp.MustCompile(`^### (.+) · (\d{4}-\d{2}-\d{2} [A-Z][a-z]{2} \d{2}:\d{2}:\d{2} [+-]\d{2}:\d{2})$`)
-	whoRole        = regexp.MustCompile(`^(.+) \((user|assistant|system)\)$`)
+	markdownHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^### .+ · \d{4}-\d{2}-\d{2} `) })
+	messageHeader  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^### (.+) · (\d{4}-\d{2}-\d{2} [A-Z][a-z]{2} \d{2}:\d{2}:\d{2} [+-]\d{2}:\d{2})$`)
+	})
+	whoRole = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.+) \((user|assistant|system)\)$`) })
 )
 
 // readMarkdown reads a transcript that HuiMemory wrote (see archive.Render):
@@ -49,7 +54,7 @@ func readMarkdown(r io.Reader, name string, opts Options) ([]core.Message, error
 		if v, ok := strings.CutPrefix(l, "- namespace: "); ok && len(heads) == 0 && v != "-" {
 			ns = v
 		}
-		if messageHeader.MatchString(l) && (i == 0 || lines[i-1] == "") {
+		if messageHeader().MatchString(l) && (i == 0 || lines[i-1] == "") {
 			heads = append(heads, i)
 		}
 	}
@@ -64,15 +69,15 @@ func readMarkdown(r io.Reader, name string, opts Options) ([]core.Message, error
 		} else if end > h+1 && lines[end-1] == "" {
 			end-- // the blank line after the last message
 		}
-		m := messageHeader.FindStringSubmatch(lines[h])
+		m := messageHeader().FindStringSubmatch(lines[h])
 		t, err := time.Parse(transcriptTime, m[2])
 		if err != nil {
 			return nil, &core.InputError{Path: name, Line: h + 1, Err: fmt.Errorf("bad time %q: %v", m[2], err)}
 		}
 		msg := core.Message{Namespace: ns, Session: session, Time: t, Text: strings.Join(lines[h+1:max(end, h+1)], "\n")}
 		switch who := m[1]; {
-		case whoRole.MatchString(who):
-			wm := whoRole.FindStringSubmatch(who)
+		case whoRole().MatchString(who):
+			wm := whoRole().FindStringSubmatch(who)
 			msg.Speaker, msg.Role = wm[1], core.Role(wm[2])
 		case who == "user" || who == "assistant" || who == "system":
 			msg.Role = core.Role(who)

@@ -3,16 +3,23 @@ package formats
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
+// Regular expressions here are compiled on first use, so that a process
+// that never needs them does not pay for them at init (issue 15).
 var (
 	// ansi matches CSI sequences (colours, cursor moves), OSC sequences
 	// (titles, hyperlinks) and two-byte escapes.
-	ansi = regexp.MustCompile(`\x1b\[[0-9;?<=>!]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]`)
+	ansi = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\x1b\[[0-9;?<=>!]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]`)
+	})
 	// noiseBlocks are tagged blocks that agents inject into a conversation
 	// and that no person wrote: Claude Code's system reminders and hook
 	// output.
-	noiseBlocks = regexp.MustCompile(`(?s)<(system-reminder|user-prompt-submit-hook|hook-output)>.*?</(?:system-reminder|user-prompt-submit-hook|hook-output)>[ \t]*\n?`)
+	noiseBlocks = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)<(system-reminder|user-prompt-submit-hook|hook-output)>.*?</(?:system-reminder|user-prompt-submit-hook|hook-output)>[ \t]*\n?`)
+	})
 )
 
 // StripNoise removes what is not conversation from a message text:
@@ -24,8 +31,8 @@ func StripNoise(s string) string {
 	if !strings.Contains(s, "\x1b") && !strings.Contains(s, "<") {
 		return s
 	}
-	out := noiseBlocks.ReplaceAllString(s, "")
-	out = ansi.ReplaceAllString(out, "")
+	out := noiseBlocks().ReplaceAllString(s, "")
+	out = ansi().ReplaceAllString(out, "")
 	if out == s {
 		return s
 	}

@@ -7,13 +7,18 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
 )
 
+// Regular expressions here are compiled on first use, so that a process
+// that never needs them does not pay for them at init (issue 15).
 // textPrefix matches a speaker prefix at the start of a line.
-var textPrefix = regexp.MustCompile(`^(?i:(user|human|assistant|ai)\s*:|(用户|助手)\s*[:：])[ \t]?`)
+var textPrefix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?i:(user|human|assistant|ai)\s*:|(用户|助手)\s*[:：])[ \t]?`)
+})
 
 // defaultModTime is the base time of a transcript without times whose file
 // time is unknown.
@@ -23,7 +28,7 @@ func isText(t []byte) bool {
 	hasUser, hasOther, quote, afterQuote := false, false, false, false
 	for _, line := range strings.Split(string(t), "\n") {
 		line = strings.TrimRight(line, "\r")
-		if m := textPrefix.FindStringSubmatch(line); m != nil {
+		if m := textPrefix().FindStringSubmatch(line); m != nil {
 			switch strings.ToLower(m[1] + m[2]) {
 			case "user", "human", "用户":
 				hasUser = true
@@ -66,7 +71,7 @@ func readText(r io.Reader, name string, opts Options) ([]core.Message, error) {
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 	prefixed := false
 	for _, l := range lines {
-		if textPrefix.MatchString(l) {
+		if textPrefix().MatchString(l) {
 			prefixed = true
 			break
 		}
@@ -87,7 +92,7 @@ func readText(r io.Reader, name string, opts Options) ([]core.Message, error) {
 		n := i + 1
 		switch {
 		case prefixed:
-			if m := textPrefix.FindStringSubmatch(l); m != nil {
+			if m := textPrefix().FindStringSubmatch(l); m != nil {
 				role := core.RoleAssistant
 				switch strings.ToLower(m[1] + m[2]) {
 				case "user", "human", "用户":

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
@@ -91,7 +92,9 @@ func Load(path string) ([]Sample, error) {
 	return out, nil
 }
 
-var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
+// Regular expressions here are compiled on first use, so that a process
+// that never needs them does not pay for them at init (issue 15).
+var sessionKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^session_(\d+)$`) })
 
 func convert(r rawSample) (Sample, error) {
 	s := Sample{ID: r.SampleID}
@@ -101,7 +104,7 @@ func convert(r rawSample) (Sample, error) {
 	// Count sessions from the session_N keys, not the date keys: some
 	// conversations have dates for sessions without turns.
 	for k, v := range c {
-		m := sessionKey.FindStringSubmatch(k)
+		m := sessionKey().FindStringSubmatch(k)
 		if m == nil {
 			continue
 		}
@@ -145,14 +148,14 @@ func ParseDate(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("bad date %q", s)
 }
 
-var evidenceRe = regexp.MustCompile(`D:?(\d+):(\d+)`)
+var evidenceRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`D:?(\d+):(\d+)`) })
 
 // ParseEvidence extracts every D<session>:<turn> ref from a (possibly
 // malformed) evidence string, dropping leading zeros: "D8:6; D9:17" gives
 // D8:6 and D9:17, "D:11:26" gives D11:26, "D30:05" gives D30:5.
 func ParseEvidence(s string) []string {
 	var out []string
-	for _, m := range evidenceRe.FindAllStringSubmatch(s, -1) {
+	for _, m := range evidenceRe().FindAllStringSubmatch(s, -1) {
 		a, _ := strconv.Atoi(m[1])
 		b, _ := strconv.Atoi(m[2])
 		out = append(out, fmt.Sprintf("D%d:%d", a, b))

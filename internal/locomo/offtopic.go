@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // offTopicTemplates are question shapes a user might ask a memory; %s is
@@ -44,7 +45,9 @@ var offTopicSubjects = []string{
 	"dirigible", "ocelot", "tuba", "permafrost", "jellyfish", "samovar",
 }
 
-var wordRE = regexp.MustCompile(`[\p{L}\p{N}]+`)
+// Regular expressions here are compiled on first use, so that a process
+// that never needs them does not pay for them at init (issue 15).
+var wordRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\p{L}\p{N}]+`) })
 
 // OffTopic returns n seeded questions about subjects that no word of
 // corpus mentions: questions whose honest answer is "nothing found". The
@@ -52,13 +55,13 @@ var wordRE = regexp.MustCompile(`[\p{L}\p{N}]+`)
 // "decided"), which the corpus may well contain.
 func OffTopic(seed uint64, n int, corpus string) []string {
 	words := map[string]bool{}
-	for _, w := range wordRE.FindAllString(strings.ToLower(corpus), -1) {
+	for _, w := range wordRE().FindAllString(strings.ToLower(corpus), -1) {
 		words[w] = true
 	}
 	var subjects []string
 	for _, s := range offTopicSubjects {
 		ok := true
-		for _, w := range wordRE.FindAllString(s, -1) {
+		for _, w := range wordRE().FindAllString(s, -1) {
 			// Reject a subject if the corpus has the word or a plural or
 			// singular of it.
 			if words[w] || words[w+"s"] || words[strings.TrimSuffix(w, "s")] {

@@ -3,6 +3,7 @@ package locomo
 import (
 	"math"
 	"regexp"
+	"sync"
 )
 
 // Flatten returns the refs of hits in rank order, de-duplicated.
@@ -39,7 +40,9 @@ func RecallAt(evidence, refs []string, k int) float64 {
 	return float64(n) / float64(len(evidence))
 }
 
-var sessionOf = regexp.MustCompile(`^D(\d+):`)
+// Regular expressions here are compiled on first use, so that a process
+// that never needs them does not pay for them at init (issue 15).
+var sessionOf = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^D(\d+):`) })
 
 // Sessions maps refs to their sessions ("D3:12" → "D3"), de-duplicated in
 // order.
@@ -47,7 +50,7 @@ func Sessions(refs []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range refs {
-		m := sessionOf.FindStringSubmatch(r)
+		m := sessionOf().FindStringSubmatch(r)
 		if m == nil {
 			continue
 		}
