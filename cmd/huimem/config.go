@@ -75,6 +75,7 @@ const envPrefix = "HUIMEM_"
 var otherEnv = []string{
 	"HUIMEM_DEBUG",          // stack traces and plugin stderr (main.go, plugin.go)
 	"HUIMEM_CPUPROFILE",     // write a CPU profile of the command (main.go)
+	"HUIMEM_PEAK_RSS_FILE",  // write the process's peak RSS at exit (main.go, bench cold)
 	"HUIMEM_MODELS",         // where model weights live (models, use-lite)
 	"HUIMEM_PLUGIN",         // the go-plugin magic cookie of plugin processes
 	"HUIMEM_TOKEN",          // the bearer token in docs/mcp.md's examples

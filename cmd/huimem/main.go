@@ -12,6 +12,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -28,7 +30,35 @@ func main() {
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	pprof.StopCPUProfile()
 	stop()
+	// HUIMEM_PEAK_RSS_FILE=FILE writes the process's own peak RSS (see
+	// writePeakRSS) for `bench cold`.
+	if path := os.Getenv("HUIMEM_PEAK_RSS_FILE"); path != "" {
+		writePeakRSS(path)
+	}
 	os.Exit(code)
+}
+
+// writePeakRSS writes the process's peak resident set size in bytes (the
+// VmHWM line of /proc/self/status) to path; on systems without it, it
+// writes nothing. The kernel's other figure, getrusage's ru_maxrss, is
+// no good to a parent that measures its children: a child started by a Go
+// program shares the parent's memory until it calls exec, and exec folds
+// the parent's peak into the child's ru_maxrss, so a benchmark that holds
+// its corpus in memory would report its own size for every child.
+func writePeakRSS(path string) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err == nil {
+				os.WriteFile(path, []byte(strconv.FormatInt(kb*1024, 10)), 0o600)
+			}
+			return
+		}
+	}
 }
 
 // run executes one command line and returns the exit code. Errors are

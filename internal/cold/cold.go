@@ -56,11 +56,17 @@ type Options struct {
 }
 
 // Proc is what one child process cost. CPU time is user plus system, of
-// the child and the children it waited for.
+// the child and the children it waited for. PeakRSS is the child's own
+// peak (VmHWM, which huimem writes to HUIMEM_PEAK_RSS_FILE at exit; see
+// cmd/huimem/main.go), or getrusage's ru_maxrss for a binary that does not
+// write it, which on Linux also counts the measuring process's own peak:
+// RSSFromRusage says so.
 type Proc struct {
 	WallMS  float64 `json:"wall_ms"`
 	CPUMS   float64 `json:"cpu_ms"`
 	PeakRSS int64   `json:"peak_rss_bytes"`
+	// RSSFromRusage is set when PeakRSS comes from getrusage.
+	RSSFromRusage bool `json:"rss_from_rusage,omitempty"`
 }
 
 // Result is one size's measurements.
@@ -91,6 +97,9 @@ type Stats struct {
 	MedianCPUMS float64 `json:"median_cpu_ms"`
 	MedianRSS   int64   `json:"median_peak_rss_bytes"`
 	MaxPeakRSS  int64   `json:"max_peak_rss_bytes"`
+	// RSSFromRusage is set when any run's peak RSS came from getrusage
+	// (see Proc).
+	RSSFromRusage bool `json:"rss_from_rusage,omitempty"`
 }
 
 // Run builds the home with one ingest process and times the one-shot
@@ -248,7 +257,9 @@ func LoadAvg() float64 {
 // run runs one child process and returns its cost and stdout.
 func (o Options) run(ctx context.Context, args ...string) (Proc, []byte, error) {
 	c := exec.CommandContext(ctx, o.Exe, args...)
-	c.Env = append(os.Environ(), o.Env...)
+	rssFile := filepath.Join(o.Dir, "peak-rss")
+	os.Remove(rssFile)
+	c.Env = append(append(os.Environ(), o.Env...), "HUIMEM_PEAK_RSS_FILE="+rssFile)
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	t0 := time.Now()
@@ -259,10 +270,23 @@ func (o Options) run(ctx context.Context, args ...string) (Proc, []byte, error) 
 	}
 	p := Proc{WallMS: float64(wall.Microseconds()) / 1000}
 	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		p.PeakRSS = ru.Maxrss * 1024 // kilobytes on Linux
+		p.PeakRSS, p.RSSFromRusage = ru.Maxrss*1024, true // kilobytes on Linux
 		p.CPUMS = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
 	}
+	if n, ok := readPeakRSS(rssFile); ok {
+		p.PeakRSS, p.RSSFromRusage = n, false
+	}
 	return p, out.Bytes(), nil
+}
+
+// readPeakRSS reads the peak RSS a child wrote to path at exit.
+func readPeakRSS(path string) (int64, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	return n, err == nil && n > 0
 }
 
 func stats(ps []Proc) Stats {
@@ -275,6 +299,7 @@ func stats(ps []Proc) Stats {
 	rss := make([]int64, len(ps))
 	for i, p := range ps {
 		walls[i], cpus[i], rss[i] = p.WallMS, p.CPUMS, p.PeakRSS
+		s.RSSFromRusage = s.RSSFromRusage || p.RSSFromRusage
 	}
 	slices.Sort(walls)
 	slices.Sort(cpus)

@@ -16,7 +16,9 @@ func TestStats(t *testing.T) {
 	}{
 		{"none", nil, Stats{}},
 		{"one", []Proc{{WallMS: 5, CPUMS: 3, PeakRSS: 10}}, Stats{Runs: 1, MedianMS: 5, MinMS: 5, MaxMS: 5, MedianCPUMS: 3, MedianRSS: 10, MaxPeakRSS: 10}},
-		{"odd", []Proc{{30, 9, 7}, {10, 1, 5}, {20, 4, 9}}, Stats{Runs: 3, MedianMS: 20, MinMS: 10, MaxMS: 30, MedianCPUMS: 4, MedianRSS: 7, MaxPeakRSS: 9}},
+		{"one from rusage", []Proc{{WallMS: 5, CPUMS: 3, PeakRSS: 10}, {WallMS: 6, CPUMS: 3, PeakRSS: 12, RSSFromRusage: true}},
+			Stats{Runs: 2, MedianMS: 6, MinMS: 5, MaxMS: 6, MedianCPUMS: 3, MedianRSS: 12, MaxPeakRSS: 12, RSSFromRusage: true}},
+		{"odd", []Proc{{WallMS: 30, CPUMS: 9, PeakRSS: 7}, {WallMS: 10, CPUMS: 1, PeakRSS: 5}, {WallMS: 20, CPUMS: 4, PeakRSS: 9}}, Stats{Runs: 3, MedianMS: 20, MinMS: 10, MaxMS: 30, MedianCPUMS: 4, MedianRSS: 7, MaxPeakRSS: 9}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if diff := cmp.Diff(tt.want, stats(tt.in)); diff != "" {
@@ -76,5 +78,29 @@ func TestPercentile(t *testing.T) {
 		if got := percentile(tt.in, tt.p); got != tt.want {
 			t.Errorf("percentile(%v, %v) = %v, want %v", tt.in, tt.p, got, tt.want)
 		}
+	}
+}
+
+func TestReadPeakRSS(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, content string
+		want          int64
+		ok            bool
+	}{
+		{"bytes", "45006848", 45006848, true},
+		{"newline", "1024\n", 1024, true},
+		{"empty", "", 0, false},
+		{"zero", "0", 0, false},
+		{"junk", "VmHWM", 0, false},
+	} {
+		p := filepath.Join(dir, tt.name)
+		os.WriteFile(p, []byte(tt.content), 0o600)
+		if n, ok := readPeakRSS(p); n != tt.want || ok != tt.ok {
+			t.Errorf("%s: readPeakRSS = %d, %v; want %d, %v", tt.name, n, ok, tt.want, tt.ok)
+		}
+	}
+	if _, ok := readPeakRSS(filepath.Join(dir, "missing")); ok {
+		t.Error("a missing file gave a peak")
 	}
 }

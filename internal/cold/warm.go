@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"syscall"
 	"time"
@@ -28,6 +29,8 @@ type WarmStats struct {
 	P99MS   float64 `json:"p99_ms"`
 	CPUMS   float64 `json:"cpu_ms"`
 	PeakRSS int64   `json:"peak_rss_bytes"`
+	// RSSFromRusage is set when PeakRSS comes from getrusage (see Proc).
+	RSSFromRusage bool `json:"rss_from_rusage,omitempty"`
 }
 
 // warm starts `huimem serve` on home at a free loopback port, sends
@@ -39,7 +42,9 @@ func (o Options) warm(ctx context.Context, home string, queries []string, n int)
 		return nil, err
 	}
 	c := exec.CommandContext(ctx, o.Exe, "--home", home, "serve", "--addr", addr)
-	c.Env = append(os.Environ(), o.Env...)
+	rssFile := filepath.Join(o.Dir, "peak-rss-serve")
+	os.Remove(rssFile)
+	c.Env = append(append(os.Environ(), o.Env...), "HUIMEM_PEAK_RSS_FILE="+rssFile)
 	var errb bytes.Buffer
 	c.Stdout, c.Stderr = io.Discard, &errb
 	if err := c.Start(); err != nil {
@@ -77,8 +82,11 @@ func (o Options) warm(ctx context.Context, home string, queries []string, n int)
 	slices.Sort(lat)
 	ws.P50MS, ws.P99MS = percentile(lat, 0.50), percentile(lat, 0.99)
 	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		ws.PeakRSS = ru.Maxrss * 1024
+		ws.PeakRSS, ws.RSSFromRusage = ru.Maxrss*1024, true
 		ws.CPUMS = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
+	}
+	if n, ok := readPeakRSS(rssFile); ok {
+		ws.PeakRSS, ws.RSSFromRusage = n, false
 	}
 	return ws, nil
 }
