@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 )
@@ -55,10 +56,21 @@ func (x *Index) SegmentStats() (SegmentStats, error) {
 	return st, nil
 }
 
+// mergePasses bounds the force merges [Index.Merge] asks for: one pass
+// merges at most ten segments at a time, so an index of many segments
+// needs a few.
+const mergePasses = 8
+
+// cleanupWait bounds how long [Index.Merge] waits for scorch to delete
+// the files of the segments it merged (it does so shortly after, in its
+// persister; a process that closed the index at once would leave them on
+// disk until its next write).
+const cleanupWait = 5 * time.Second
+
 // Merge merges all of the index's segments into one and waits until the
-// merged segment is the index's (scorch's force merge; the files it
-// replaces are removed once no reader holds them). It costs about one
-// pass over the index, and searches go on while it runs.
+// merged segment is the index's and the merged files are gone (scorch's
+// force merge, in as many passes as it takes). It costs about one pass
+// over the index, and searches go on while it runs.
 func (x *Index) Merge(ctx context.Context) error {
 	if x.readOnly {
 		return fmt.Errorf("merging index %s: %w", x.path, ErrReadOnly)
@@ -71,8 +83,32 @@ func (x *Index) Merge(ctx context.Context) error {
 	if !ok {
 		return fmt.Errorf("merging index %s: a %T is not a scorch index", x.path, adv)
 	}
-	if err := s.ForceMerge(ctx, nil); err != nil {
+	for range mergePasses {
+		st, err := x.SegmentStats()
+		if err != nil {
+			return fmt.Errorf("merging index %s: %w", x.path, err)
+		}
+		if st.Segments <= 1 {
+			break
+		}
+		if err := s.ForceMerge(ctx, nil); err != nil {
+			return fmt.Errorf("merging index %s: %w", x.path, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	// The files on disk are the segments' and root.bolt.
+	st, err := x.SegmentStats()
+	if err != nil {
 		return fmt.Errorf("merging index %s: %w", x.path, err)
+	}
+	deadline := time.Now().Add(cleanupWait)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if n, ok := s.StatsMap()["CurOnDiskFiles"].(uint64); !ok || n <= uint64(st.Segments)+1 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	return ctx.Err()
 }

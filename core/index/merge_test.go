@@ -67,6 +67,10 @@ func TestMergeFoldsSegments(t *testing.T) {
 	if n, _ := x.Count(); n != uint64(len(final)) {
 		t.Fatalf("Count after Merge = %d, want %d", n, len(final))
 	}
+	// The merged segments' files are gone by the time Merge returns.
+	if zaps, _ := filepath.Glob(filepath.Join(x.path, "store", "*.zap")); len(zaps) != 1 {
+		t.Fatalf("after Merge the index holds %d segment files, want 1: %v", len(zaps), zaps)
+	}
 
 	fresh := openTest(t)
 	var all []Doc
