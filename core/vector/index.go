@@ -78,6 +78,9 @@ type Index struct {
 	nss  map[string]*nsCache
 	used int64  // bytes held by cached segments
 	tick uint64 // search counter, for least-recently-used eviction
+	// copied counts the bytes searches have copied into segments for
+	// the cache, kept or not (CacheStats.Copied).
+	copied int64
 }
 
 type nsCache struct {
@@ -129,13 +132,17 @@ func (x *Index) Dim() int { return x.dim }
 type CacheStats struct {
 	Segments, Vectors int
 	Bytes, Budget     int64
+	// Copied is how many bytes searches have copied from the store into
+	// segments for the cache since the index was made, including copies
+	// that did not fit and were dropped.
+	Copied int64
 }
 
 // Stats returns what the cache holds now.
 func (x *Index) Stats() CacheStats {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	st := CacheStats{Bytes: x.used, Budget: x.budget}
+	st := CacheStats{Bytes: x.used, Budget: x.budget, Copied: x.copied}
 	for _, c := range x.nss {
 		for _, s := range c.segs {
 			st.Segments++
@@ -245,7 +252,12 @@ type plan struct {
 	// admit lists the segments to copy into the cache as they are read,
 	// with their versions when the search started.
 	admit map[int64]uint64
-	tick  uint64
+	// room is how many bytes the search may copy: the budget less what
+	// the cached segments it uses hold (they cannot be evicted for it).
+	// Copying stops there, so that a corpus larger than the budget does
+	// not copy, and drop, every admitted segment at every search.
+	room int64
+	tick uint64
 }
 
 // plan splits [lo, hi) into the cached segments that hold vectors in it
@@ -272,9 +284,11 @@ func (x *Index) plan(ns string, lo, hi int64) *plan {
 	}
 	slices.Sort(keys)
 	at := lo
+	p.room = x.budget
 	for _, b := range keys {
 		s := c.segs[b]
 		s.used = p.tick
+		p.room -= s.bytes
 		p.cached = append(p.cached, s)
 		if start := b*weekNanos + mondayOffset; start > at {
 			p.gaps = append(p.gaps, gap{at, start})
@@ -328,6 +342,7 @@ func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(stri
 	dim := x.dim
 	var scratch []float32
 	var building map[int64]*segment
+	var copied int64
 	seen := map[int64]bool{}
 	for _, g := range p.gaps {
 		var from, to time.Time
@@ -359,13 +374,16 @@ func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(stri
 						building = map[int64]*segment{}
 					}
 					s := building[b]
-					if s == nil {
+					if s == nil && copied < p.room {
 						s = &segment{}
 						building[b] = s
 					}
-					s.times = append(s.times, t)
-					s.ids = append(s.ids, id)
-					s.vecs = append(s.vecs, v...)
+					if s != nil {
+						s.times = append(s.times, t)
+						s.ids = append(s.ids, id)
+						s.vecs = append(s.vecs, v...)
+						copied += int64(4*dim+8+16) + int64(len(id))
+					}
 				}
 			}
 			if allow != nil && !allow(id) {
@@ -378,18 +396,19 @@ func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(stri
 			return fmt.Errorf("reading vectors of namespace %q: %w", ns, err)
 		}
 	}
-	x.finish(ns, p, building, seen)
+	x.finish(ns, p, building, seen, copied)
 	return nil
 }
 
 // finish records the segments an open search saw and caches the admitted
 // segments it read, within the budget.
-func (x *Index) finish(ns string, p *plan, building map[int64]*segment, seen map[int64]bool) {
+func (x *Index) finish(ns string, p *plan, building map[int64]*segment, seen map[int64]bool, copied int64) {
 	if x.budget <= 0 {
 		return
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.copied += copied
 	c := x.ns(ns)
 	for b := range seen {
 		c.seen[b]++

@@ -177,11 +177,16 @@ func TestCacheAdmission(t *testing.T) {
 		budget      int64
 		wantReads   []int // vectors read by each of four open searches
 		wantVectors int   // cached after them
+		// maxCopied bounds the bytes the searches copy for the cache:
+		// a search copies no more than fits the budget beside what it
+		// already uses, plus the rest of the segment it is on.
+		maxCopied int64
 	}{
-		{"default budget", 0, []int{1680, 1680, 0, 0}, 1680},
-		{"no cache", -1, []int{1680, 1680, 1680, 1680}, 0},
-		// Room for about four weeks: those stay, the rest is read each time.
-		{"small budget", 4 * 168 * (32 + 24 + 7 + 1), []int{1680, 1680, 1008, 1008}, 672},
+		{"default budget", 0, []int{1680, 1680, 0, 0}, 1680, 1680 * (32 + 24 + 7)},
+		{"no cache", -1, []int{1680, 1680, 1680, 1680}, 0, 0},
+		// Room for about four weeks: those stay, the rest is read each
+		// time, and not copied again only to be dropped.
+		{"small budget", 4 * 168 * (32 + 24 + 7 + 1), []int{1680, 1680, 1008, 1008}, 672, 7 * 168 * (32 + 24 + 7)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			x := NewWithOptions(8, m.load, Options{CacheBytes: tt.budget, Decode: decode})
@@ -199,6 +204,10 @@ func TestCacheAdmission(t *testing.T) {
 			}
 			if st.Vectors != tt.wantVectors || st.Bytes > max(st.Budget, 0) {
 				t.Errorf("cache holds %d vectors in %d bytes (budget %d), want %d vectors", st.Vectors, st.Bytes, st.Budget, tt.wantVectors)
+			}
+			t.Logf("copied %d bytes", st.Copied)
+			if st.Copied > tt.maxCopied {
+				t.Errorf("the searches copied %d bytes for the cache, want at most %d", st.Copied, tt.maxCopied)
 			}
 		})
 	}
