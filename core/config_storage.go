@@ -23,9 +23,8 @@ type StorageConfig struct {
 	// means the default, 30s. See docs/concurrency.md.
 	LockWait time.Duration `mapstructure:"lock_wait" json:"lock_wait" yaml:"lock_wait"`
 	// CompactAfterIngest compacts the store (huimem.db) at the end of an
-	// ingest that grew it by more than a quarter since its last
-	// compaction (or since the ingest began, for a store never
-	// compacted), so that the vectors lie in one run of full pages and a
+	// ingest (for `huimem ingest`, of all its files) that grew it by more
+	// than a quarter, so that the vectors lie in one run of full pages and a
 	// recall maps only what it scans (issue 15; see docs/performance.md).
 	// The same switch merges the search index's segments into one after
 	// an ingest that grew it by a quarter (core/engine/mergeafter.go).

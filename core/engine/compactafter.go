@@ -26,8 +26,8 @@ import (
 // of the write, and open the new file once it ends). On a backend
 // (PostgreSQL) there is no file to compact.
 
-// compactGrowth is the growth of the store's data, since its last
-// compaction or since the ingest began, beyond which an ingest ends by
+// compactGrowth is the growth of the store's data since the ingest (or,
+// for `huimem ingest`, the run of files) began, beyond which it ends by
 // compacting it: the compaction costs about as much as reading the
 // store, so compacting at every quarter's growth costs a bounded share
 // of the writes.
@@ -62,24 +62,22 @@ func (e *Engine) dataSize() int64 {
 
 // compactAfterIngest compacts the store if storage.compact_after_ingest
 // is on, the store is the home's file and held read-write by this
-// engine, and its data grew by more than compactGrowth since its last
-// compaction or, for a store never compacted, since base (its size when
-// the ingest began). It returns nil when it did not compact. The caller
-// holds writeMu and no transaction.
+// engine, and its data grew by more than compactGrowth since base (its
+// size when the ingest began). It returns nil when it did not compact.
+// The caller holds writeMu and no transaction.
 func (e *Engine) compactAfterIngest(ctx context.Context, base int64) *Compaction {
 	on := e.cfg.Storage.CompactAfterIngest
 	if (on != nil && !*on) || e.backend != nil || e.st.External() || !e.st.Exclusive() {
 		return nil
 	}
-	now, compacted, err := e.st.DataSize()
+	now, _, err := e.st.DataSize()
 	if err != nil || now < compactMinBytes {
 		return nil
 	}
-	ref := base
-	if compacted > 0 {
-		ref = compacted
-	}
-	if ref <= 0 || float64(now) <= compactGrowth*float64(ref) {
+	// Growth since base only, not since the last compaction: many small
+	// ingests (a sidecar's appends) never compact the store, where each
+	// quarter's growth would copy all of it again.
+	if base <= 0 || float64(now) <= compactGrowth*float64(base) {
 		return nil
 	}
 	start := time.Now()

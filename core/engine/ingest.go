@@ -54,6 +54,8 @@ type FileOptions struct {
 	Namespace string
 	// Location is used for times without an offset; nil means local time.
 	Location *time.Location
+	// DeferTidy is [SourceOptions.DeferTidy].
+	DeferTidy bool
 }
 
 // IngestFile ingests a JSONL file (see core/jsonl). The file is all or
@@ -85,7 +87,7 @@ func (e *Engine) IngestFile(ctx context.Context, path string, opts FileOptions) 
 		return res, err
 	}
 	abs, _ := filepath.Abs(path)
-	r, err := e.ingest(ctx, msgs, &source{name: abs, digest: digest})
+	r, err := e.ingest(ctx, msgs, &source{name: abs, digest: digest, deferTidy: opts.DeferTidy})
 	r.Source = path
 	return r, err
 }
@@ -177,7 +179,7 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 	// issue 15: everything is durable and indexed; a bulk ingest leaves
 	// the buckets' pages interleaved and the index in several segments.
 	if src == nil || !src.deferTidy {
-		res.Compaction, res.IndexMerge = e.tidyLocked(ctx, base)
+		res.Compaction, res.IndexMerge = e.tidyAfterIngest(ctx, base)
 	}
 	return res, nil
 }

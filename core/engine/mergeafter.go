@@ -17,10 +17,13 @@ import (
 // that segment's (compactGrowth: a first bulk ingest, or an index that
 // grew by a quarter since its last merge), an ingest ends by merging
 // every segment into one: searches get faster and rank the same from then
-// on. The condition is read from the index itself, so an ingest killed
-// before its merge leaves the merge to the next ingest (even one that
-// finds nothing new), and a sidecar's appends merge only at every
-// quarter's growth. It runs after the ingest is durable and indexed;
+// on. An ingest merges only when it grew the index by a quarter itself,
+// so that many small ingests (a sidecar's appends) do not merge the whole
+// index at every quarter's growth; the background merger keeps up with
+// those. [Engine.Tidy], which `huimem ingest` calls after its last file,
+// reads the condition from the index alone, so an ingest killed before
+// its merge leaves it to the next run (even one that finds nothing new).
+// It runs after the ingest is durable and indexed;
 // searches go on meanwhile, and a failure only logs a warning (the index
 // stays as the ingest left it, and correct). storage.compact_after_ingest
 // turns it off with the store's compaction.
@@ -41,11 +44,12 @@ type segmentMerger interface {
 }
 
 // mergeIndexAfterIngest merges the index into one segment when it is the
-// home's own and [Engine.mergeWanted] says so. It returns nil when it did
-// not merge. The caller holds writeMu.
-func (e *Engine) mergeIndexAfterIngest(ctx context.Context) *IndexMerge {
+// home's own, [Engine.mergeWanted] says so and it holds more than
+// minDocs chunks. It returns nil when it did not merge. The caller holds
+// writeMu.
+func (e *Engine) mergeIndexAfterIngest(ctx context.Context, minDocs uint64) *IndexMerge {
 	m, want := e.mergeWanted()
-	if !want {
+	if !want || e.indexCount() <= minDocs {
 		return nil
 	}
 	st, _ := m.SegmentStats()
@@ -74,15 +78,28 @@ func (e *Engine) mergeWanted() (segmentMerger, bool) {
 	return m, float64(st.Total) > compactGrowth*float64(st.Largest)
 }
 
-// TidyBase is the size of the store at some moment, which the growth
-// that [Engine.Tidy] looks at for the store's compaction is measured
-// from (the index's merge reads its own state).
+// TidyBase is the size of the store and of the index at some moment,
+// which the growth that tidying looks at is measured from.
 type TidyBase struct {
 	data int64
+	docs uint64
 }
 
-// TidyBase returns the store's size now.
-func (e *Engine) TidyBase() TidyBase { return TidyBase{data: e.dataSize()} }
+// TidyBase returns the store's and the index's size now.
+func (e *Engine) TidyBase() TidyBase { return TidyBase{data: e.dataSize(), docs: e.indexCount()} }
+
+// indexCount returns how many chunks the index holds, or 0 when it cannot
+// say.
+func (e *Engine) indexCount() uint64 {
+	if e.ix == nil {
+		return 0
+	}
+	n, err := e.ix.Count()
+	if err != nil {
+		return 0
+	}
+	return n
+}
 
 // Tidy does what the end of a large ingest does (compact the store, merge
 // the index's segments), for a caller that ingested several sources with
@@ -105,8 +122,7 @@ func (e *Engine) Tidy(ctx context.Context, base TidyBase) (*Compaction, *IndexMe
 	if err := e.upgrade(); err != nil {
 		return nil, nil, err
 	}
-	c, m := e.tidyLocked(ctx, base)
-	return c, m, nil
+	return e.compactAfterIngest(ctx, base.data), e.mergeIndexAfterIngest(ctx, 0), nil
 }
 
 // tidyWanted reports whether the store grew by more than compactGrowth
@@ -120,7 +136,10 @@ func (e *Engine) tidyWanted(base TidyBase) bool {
 	return want
 }
 
-// tidyLocked is Tidy for a caller that holds writeMu.
-func (e *Engine) tidyLocked(ctx context.Context, base TidyBase) (*Compaction, *IndexMerge) {
-	return e.compactAfterIngest(ctx, base.data), e.mergeIndexAfterIngest(ctx)
+// tidyAfterIngest is what the end of one ingest does, for a caller that
+// holds writeMu: compact the store if the ingest grew it by a quarter,
+// and merge the index if the ingest grew it by a quarter and it wants a
+// merge.
+func (e *Engine) tidyAfterIngest(ctx context.Context, base TidyBase) (*Compaction, *IndexMerge) {
+	return e.compactAfterIngest(ctx, base.data), e.mergeIndexAfterIngest(ctx, uint64(compactGrowth*float64(base.docs)))
 }
