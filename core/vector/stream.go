@@ -1,0 +1,146 @@
+package vector
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Reading the store: the gaps a search finds between cached segments are
+// streamed from the store, scored as they come, and the admitted
+// segments are copied into the cache within its budget.
+
+// stream reads the plan's gaps from the store, scoring each vector as it
+// comes and copying the admitted segments.
+func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(string) bool) error {
+	dim := x.dim
+	var scratch []float32
+	var building map[int64]*segment
+	var copied int64
+	seen := map[int64]bool{}
+	for _, g := range p.gaps {
+		var from, to time.Time
+		if g.lo != minInt64 {
+			from = time.Unix(0, g.lo)
+		}
+		if g.hi != maxInt64 {
+			to = time.Unix(0, g.hi)
+		}
+		open := g.lo == minInt64 || g.hi == maxInt64
+		err := x.load(ns, from, to, func(id string, t int64, raw []byte) error {
+			var v []float32
+			if x.inPlace && len(raw)%4 == 0 {
+				v = view(raw)
+			} else {
+				scratch = x.decode(scratch[:0], raw)
+				v = scratch
+			}
+			if len(v) != dim {
+				return fmt.Errorf("vector of chunk %s has dimension %d, want %d", id, len(v), dim)
+			}
+			if p.admit != nil || open {
+				b := segmentOf(t)
+				if open && !seen[b] && segmentWithin(b, g) {
+					seen[b] = true
+				}
+				if _, ok := p.admit[b]; ok {
+					if building == nil {
+						building = map[int64]*segment{}
+					}
+					s := building[b]
+					if s == nil && copied < p.room {
+						s = &segment{}
+						building[b] = s
+					}
+					if s != nil {
+						s.times = append(s.times, t)
+						s.ids = append(s.ids, id)
+						s.vecs = append(s.vecs, v...)
+						copied += int64(4*dim+8+16) + int64(len(id))
+					}
+				}
+			}
+			if allow != nil && !allow(id) {
+				return nil
+			}
+			h.offer(Match{ID: id, Time: t, Score: Dot(q, v)})
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("reading vectors of namespace %q: %w", ns, err)
+		}
+	}
+	x.finish(ns, p, building, seen, copied)
+	return nil
+}
+
+// finish records the segments an open search saw and caches the admitted
+// segments it read, within the budget.
+func (x *Index) finish(ns string, p *plan, building map[int64]*segment, seen map[int64]bool, copied int64) {
+	if x.budget <= 0 {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.copied += copied
+	c := x.ns(ns)
+	for b := range seen {
+		c.seen[b]++
+	}
+	keys := make([]int64, 0, len(building))
+	for b := range building {
+		keys = append(keys, b)
+	}
+	slices.Sort(keys)
+	for _, b := range keys {
+		s := building[b]
+		if c.version[b] != p.admit[b] || c.segs[b] != nil {
+			continue // invalidated or cached meanwhile
+		}
+		s.bytes = segmentBytes(s, x.dim)
+		s.used = p.tick
+		if !x.makeRoom(s.bytes, p.tick) {
+			continue
+		}
+		s.vecs = slices.Clip(s.vecs)
+		c.segs[b] = s
+		x.used += s.bytes
+	}
+}
+
+// segmentBytes estimates the heap a cached segment holds.
+func segmentBytes(s *segment, dim int) int64 {
+	n := int64(len(s.ids))
+	b := n*int64(4*dim) + n*(8+16) + 64
+	for _, id := range s.ids {
+		b += int64(len(id))
+	}
+	return b
+}
+
+// makeRoom evicts least recently searched segments, never one the search
+// at tick used, until n more bytes fit the budget; it reports whether
+// they do. x.mu is held.
+func (x *Index) makeRoom(n int64, tick uint64) bool {
+	if n > x.budget {
+		return false
+	}
+	for x.used+n > x.budget {
+		var victim *segment
+		var vc *nsCache
+		var vb int64
+		for _, c := range x.nss {
+			for b, s := range c.segs {
+				if s.used < tick && (victim == nil || s.used < victim.used) {
+					victim, vc, vb = s, c, b
+				}
+			}
+		}
+		if victim == nil {
+			return false
+		}
+		delete(vc.segs, vb)
+		x.used -= victim.bytes
+	}
+	return true
+}
