@@ -12,21 +12,21 @@ import (
 // merger keeps several (a 100k-chunk ingest leaves about nine). A search
 // walks each segment's dictionary and postings, and bleve's BM25 sums its
 // statistics over the segments, so rankings also drift a little as the
-// background merger catches up (see core/index/merge.go). When the
-// chunks outside the index's largest segment are more than a quarter of
-// that segment's (compactGrowth: a first bulk ingest, or an index that
-// grew by a quarter since its last merge), an ingest ends by merging
-// every segment into one: searches get faster and rank the same from then
-// on. An ingest merges only when it grew the index by a quarter itself,
-// so that many small ingests (a sidecar's appends) do not merge the whole
-// index at every quarter's growth; the background merger keeps up with
-// those. [Engine.Tidy], which `huimem ingest` calls after its last file,
-// reads the condition from the index alone, so an ingest killed before
-// its merge leaves it to the next run (even one that finds nothing new).
-// It runs after the ingest is durable and indexed;
-// searches go on meanwhile, and a failure only logs a warning (the index
-// stays as the ingest left it, and correct). storage.compact_after_ingest
-// turns it off with the store's compaction.
+// background merger catches up (see core/index/merge.go).
+//
+// The index wants a merge when it has several segments and the chunks
+// outside the largest are more than a quarter of the largest's
+// (compactGrowth). An ingest that grew the index by a quarter itself ends
+// by merging it then: searches get faster and rank the same from then
+// on. Smaller ingests (a sidecar's appends) never merge, so that they do
+// not stall on a merge of the whole index; the background merger keeps
+// up with them. [Engine.Tidy], which `huimem ingest` calls after its last
+// file, looks only at whether the index wants a merge, so a run killed
+// before its merge leaves it to the next run, even one that finds nothing
+// new. A merge runs after the ingest is durable and indexed; searches go
+// on meanwhile, and a failure only logs a warning (the index stays as the
+// ingest left it, and correct). storage.compact_after_ingest turns it off
+// with the store's compaction.
 
 // IndexMerge says what the index merge at the end of an ingest did.
 type IndexMerge struct {
