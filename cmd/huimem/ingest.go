@@ -212,9 +212,9 @@ ingest again finishes the job.`,
 					say("%s: deleted and pruned, %d messages and %d chunks removed", s.Path, res.Dropped, res.Removed)
 				}
 			}
-			var err2 error
-			if sum.Compaction, sum.IndexMerge, err2 = e.Tidy(cmd.Context(), base); err2 != nil {
-				warn(fmt.Sprintf("tidying after the ingest: %v (everything ingested is stored)", err2))
+			var tidyErr error
+			if sum.Compaction, sum.IndexMerge, tidyErr = e.Tidy(cmd.Context(), base); tidyErr != nil {
+				warn(fmt.Sprintf("tidying after the ingest: %v (everything ingested is stored)", tidyErr))
 			}
 			sum.Seconds = time.Since(start).Seconds()
 			if asJSON {
