@@ -90,6 +90,14 @@ type nsCache struct {
 	// version grows with every invalidation of a segment, so that a
 	// segment read before an invalidation is not cached after it.
 	version map[int64]uint64
+	// size is what all of the namespace's vectors would take in the
+	// cache, as its last search of all time found; 0 before one. A
+	// namespace larger than the budget is not cached for searches of
+	// open windows: the cache could hold only part of it, the rest is
+	// read from the store at every search anyway, and the part it holds
+	// would sit in the heap beside the store's pages the same searches
+	// map (measured at 1M chunks: 1 GiB more peak RSS, no faster).
+	size int64
 }
 
 type segment struct {
@@ -257,7 +265,11 @@ type plan struct {
 	// Copying stops there, so that a corpus larger than the budget does
 	// not copy, and drop, every admitted segment at every search.
 	room int64
-	tick uint64
+	// all is set for a search of all time; cachedBytes is what the
+	// cached segments it uses hold, segBytes their mean.
+	all                   bool
+	cachedBytes, segBytes int64
+	tick                  uint64
 }
 
 // plan splits [lo, hi) into the cached segments that hold vectors in it
@@ -267,7 +279,7 @@ func (x *Index) plan(ns string, lo, hi int64) *plan {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.tick++
-	p := &plan{tick: x.tick}
+	p := &plan{tick: x.tick, all: lo == minInt64 && hi == maxInt64}
 	c := x.ns(ns)
 	first, last := int64(minInt64), int64(maxInt64)
 	if lo != minInt64 {
@@ -289,6 +301,7 @@ func (x *Index) plan(ns string, lo, hi int64) *plan {
 		s := c.segs[b]
 		s.used = p.tick
 		p.room -= s.bytes
+		p.cachedBytes += s.bytes
 		p.cached = append(p.cached, s)
 		if start := b*weekNanos + mondayOffset; start > at {
 			p.gaps = append(p.gaps, gap{at, start})
@@ -298,6 +311,9 @@ func (x *Index) plan(ns string, lo, hi int64) *plan {
 	if at < hi {
 		p.gaps = append(p.gaps, gap{at, hi})
 	}
+	if len(p.cached) > 0 {
+		p.segBytes = p.cachedBytes / int64(len(p.cached))
+	}
 	// Segments wholly inside a gap are counted as seen; those seen
 	// before may be cached. A segment only partly inside the window is
 	// not: its read is partial.
@@ -305,7 +321,11 @@ func (x *Index) plan(ns string, lo, hi int64) *plan {
 		for _, g := range p.gaps {
 			if g.lo == minInt64 || g.hi == maxInt64 {
 				// An open window: its segments are counted as they are
-				// read (see finish).
+				// read (see finish). A namespace larger than the budget
+				// is not cached for it (see nsCache.size).
+				if c.size > x.budget {
+					continue
+				}
 				p.admit = map[int64]uint64{}
 				for b, n := range c.seen {
 					if n > 0 && segmentWithin(b, g) {

@@ -172,28 +172,37 @@ func TestWeekSearchReadsOnlyThatWeek(t *testing.T) {
 func TestCacheAdmission(t *testing.T) {
 	start := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	m := randomStore(24*7*10, 8, start) // 10 weeks
+	weeks := [2]time.Time{start.Add(2 * 7 * 24 * time.Hour), start.Add(4 * 7 * 24 * time.Hour)}
+	small := int64(4 * 168 * (32 + 24 + 7 + 1)) // room for about four weeks
 	for _, tt := range []struct {
 		name        string
 		budget      int64
-		wantReads   []int // vectors read by each of four open searches
-		wantVectors int   // cached after them
+		window      [2]time.Time // zero: all time
+		wantReads   []int        // vectors read by each of four searches
+		wantVectors int          // cached after them
 		// maxCopied bounds the bytes the searches copy for the cache:
 		// a search copies no more than fits the budget beside what it
 		// already uses, plus the rest of the segment it is on.
 		maxCopied int64
 	}{
-		{"default budget", 0, []int{1680, 1680, 0, 0}, 1680, 1680 * (32 + 24 + 7)},
-		{"no cache", -1, []int{1680, 1680, 1680, 1680}, 0, 0},
-		// Room for about four weeks: those stay, the rest is read each
-		// time, and not copied again only to be dropped.
-		{"small budget", 4 * 168 * (32 + 24 + 7 + 1), []int{1680, 1680, 1008, 1008}, 672, 7 * 168 * (32 + 24 + 7)},
+		{"default budget", 0, [2]time.Time{}, []int{1680, 1680, 0, 0}, 1680, 1680 * (32 + 24 + 7)},
+		{"no cache", -1, [2]time.Time{}, []int{1680, 1680, 1680, 1680}, 0, 0},
+		// A namespace larger than the budget is not cached for searches
+		// of all time: it is read from the store each time, and nothing
+		// is copied only to be dropped.
+		{"small budget", small, [2]time.Time{}, []int{1680, 1680, 1680, 1680}, 0, 0},
+		// Windows that fit are cached from their second search.
+		{"small budget, two weeks", small, weeks, []int{336, 336, 0, 0}, 336, 336 * (32 + 24 + 7)},
+		// A window larger than the budget caches what fits, and copies
+		// nothing that would not fit.
+		{"one week's budget, two weeks", 168 * (32 + 24 + 7 + 1), weeks, []int{336, 336, 168, 168}, 168, 168 * (32 + 24 + 7)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			x := NewWithOptions(8, m.load, Options{CacheBytes: tt.budget, Decode: decode})
 			var reads []int
 			for range 4 {
 				m.reads = 0
-				if _, err := x.Search("", m.rows[0].vec, time.Time{}, time.Time{}, 5, nil); err != nil {
+				if _, err := x.Search("", m.rows[0].vec, tt.window[0], tt.window[1], 5, nil); err != nil {
 					t.Fatal(err)
 				}
 				reads = append(reads, m.reads)
@@ -205,7 +214,6 @@ func TestCacheAdmission(t *testing.T) {
 			if st.Vectors != tt.wantVectors || st.Bytes > max(st.Budget, 0) {
 				t.Errorf("cache holds %d vectors in %d bytes (budget %d), want %d vectors", st.Vectors, st.Bytes, st.Budget, tt.wantVectors)
 			}
-			t.Logf("copied %d bytes", st.Copied)
 			if st.Copied > tt.maxCopied {
 				t.Errorf("the searches copied %d bytes for the cache, want at most %d", st.Copied, tt.maxCopied)
 			}

@@ -16,7 +16,11 @@ func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(stri
 	dim := x.dim
 	var scratch []float32
 	var building map[int64]*segment
-	var copied int64
+	var copied, streamed int64
+	// est is what a segment takes, for not starting a copy that would not
+	// fit: the cached segments' mean, then the largest copied so far; cur
+	// is copied when the segment being copied began.
+	est, cur := p.segBytes, int64(-1)
 	seen := map[int64]bool{}
 	for _, g := range p.gaps {
 		var from, to time.Time
@@ -38,6 +42,7 @@ func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(stri
 			if len(v) != dim {
 				return fmt.Errorf("vector of chunk %s has dimension %d, want %d", id, len(v), dim)
 			}
+			streamed += int64(4*dim+8+16) + int64(len(id))
 			if p.admit != nil || open {
 				b := segmentOf(t)
 				if open && !seen[b] && segmentWithin(b, g) {
@@ -48,9 +53,15 @@ func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(stri
 						building = map[int64]*segment{}
 					}
 					s := building[b]
-					if s == nil && copied < p.room {
-						s = &segment{}
-						building[b] = s
+					if s == nil {
+						if cur >= 0 {
+							est = max(est, copied-cur) // the one before is complete
+						}
+						if copied+est < p.room {
+							cur = copied
+							s = &segment{}
+							building[b] = s
+						}
 					}
 					if s != nil {
 						s.times = append(s.times, t)
@@ -70,13 +81,13 @@ func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(stri
 			return fmt.Errorf("reading vectors of namespace %q: %w", ns, err)
 		}
 	}
-	x.finish(ns, p, building, seen, copied)
+	x.finish(ns, p, building, seen, copied, streamed)
 	return nil
 }
 
 // finish records the segments an open search saw and caches the admitted
 // segments it read, within the budget.
-func (x *Index) finish(ns string, p *plan, building map[int64]*segment, seen map[int64]bool, copied int64) {
+func (x *Index) finish(ns string, p *plan, building map[int64]*segment, seen map[int64]bool, copied, streamed int64) {
 	if x.budget <= 0 {
 		return
 	}
@@ -84,6 +95,9 @@ func (x *Index) finish(ns string, p *plan, building map[int64]*segment, seen map
 	defer x.mu.Unlock()
 	x.copied += copied
 	c := x.ns(ns)
+	if p.all {
+		c.size = streamed + p.cachedBytes
+	}
 	for b := range seen {
 		c.seen[b]++
 	}
