@@ -42,7 +42,8 @@ func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(stri
 			if len(v) != dim {
 				return fmt.Errorf("vector of chunk %s has dimension %d, want %d", id, len(v), dim)
 			}
-			streamed += int64(4*dim+8+16) + int64(len(id))
+			vb := vectorBytes(dim, id)
+			streamed += vb
 			if p.admit != nil || open {
 				b := segmentOf(t)
 				if open && !seen[b] && segmentWithin(b, g) {
@@ -67,7 +68,7 @@ func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(stri
 						s.times = append(s.times, t)
 						s.ids = append(s.ids, id)
 						s.vecs = append(s.vecs, v...)
-						copied += int64(4*dim+8+16) + int64(len(id))
+						copied += vb
 					}
 				}
 			}
@@ -124,13 +125,16 @@ func (x *Index) finish(ns string, p *plan, building map[int64]*segment, seen map
 
 // segmentBytes estimates the heap a cached segment holds.
 func segmentBytes(s *segment, dim int) int64 {
-	n := int64(len(s.ids))
-	b := n*int64(4*dim) + n*(8+16) + 64
+	b := int64(64)
 	for _, id := range s.ids {
-		b += int64(len(id))
+		b += vectorBytes(dim, id)
 	}
 	return b
 }
+
+// vectorBytes is what one vector takes in a cached segment: its float32s,
+// its time, its id's string header and bytes.
+func vectorBytes(dim int, id string) int64 { return int64(4*dim+8+16) + int64(len(id)) }
 
 // makeRoom evicts least recently searched segments, never one the search
 // at tick used, until n more bytes fit the budget; it reports whether
