@@ -22,17 +22,24 @@ const defaultBeamDir = "../shared/bench/beam/100K-dev"
 func (a *app) benchColdCmd() *cobra.Command {
 	var sizes, beamDir, keep, exe string
 	var runs, warm int
-	var large, asJSON bool
+	var large, asJSON, evict bool
 	cmd := &cobra.Command{
-		Use:   "cold [--chunks 10000,100000] [--large] [--beam [DIR]] [--runs 10] [--warm 300] [--json]",
+		Use:   "cold [--chunks 10000,100000] [--large] [--beam [DIR]] [--runs 10] [--warm 300] [--evict] [--json]",
 		Short: "Measure whole processes: one ingest, then one-shot recall and get, with peak RSS",
 		Long: `Measure HuiMemory as an agent that calls it as a command sees it. At each
 size in --chunks, write a synthetic corpus as JSONL, ingest it with one
 "huimem ingest" process, then run --runs one-shot "huimem recall -k 10" and
 "huimem get" processes, each a cold start. Reports wall time (median, min,
-max), the median CPU time and the peak RSS (from getrusage) of each, and
-the load average before and after (the machine may be shared: compare
-runs made one after the other). --large adds the 1,000,000-chunk step.
+max), the median CPU time and the peak RSS (VmHWM) of each, and the load
+average before and after (the machine may be shared: compare runs made
+one after the other). --large adds the 1,000,000-chunk step.
+
+A process's peak RSS counts the pages of its binary that it maps, and on
+Linux that depends on how the binary came into the page cache: one the
+linker (or cp) has just written sits in large folios that are mapped
+whole, about 12 MiB more per process than the same binary read back from
+disk. --evict runs a copy of the binary dropped from the page cache
+first, as a binary installed before the last reboot is (Linux only).
 
 --warm N then starts one "huimem serve" on the home and times N recalls
 over HTTP, one after the other, after 20 untimed ones (a sidecar's view):
@@ -94,7 +101,7 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 					return err
 				}
 				r, err := cold.Run(cmd.Context(), cold.Options{Exe: exe, Chunks: s.chunks, Runs: runs, Dir: dir,
-					Files: s.files, Queries: s.queries, Warm: warm})
+					Files: s.files, Queries: s.queries, Warm: warm, Evict: evict})
 				if keep != "" && err == nil {
 					err = os.Rename(filepath.Join(dir, "home"), filepath.Join(keep, fmt.Sprintf("home-%s-%d", r.Corpus, r.Chunks)))
 				}
@@ -122,6 +129,7 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 	f.StringVar(&keep, "keep", "", "move each home into this folder instead of deleting it, for profiling by hand")
 	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
 	f.StringVar(&exe, "exe", "", "the huimem binary to measure (default this one), to compare two builds")
+	f.BoolVar(&evict, "evict", false, "run a copy of the binary dropped from the page cache, as one read from disk (Linux)")
 	return cmd
 }
 
@@ -167,6 +175,9 @@ func printCold(a *app, results []*cold.Result) {
 			r.Recall.MedianMS, r.Recall.MinMS, r.Recall.MaxMS, r.Recall.MedianCPUMS, mib(r.Recall.MaxPeakRSS),
 			r.Get.MedianMS, r.Get.MinMS, r.Get.MaxMS, r.Get.MedianCPUMS, mib(r.Get.MaxPeakRSS),
 			r.Load[0], r.Load[1])
+	}
+	if slices.ContainsFunc(results, func(r *cold.Result) bool { return r.Evicted }) {
+		fmt.Fprintln(w, "\nThe processes ran a copy of the binary dropped from the page cache first (--evict).")
 	}
 	if !slices.ContainsFunc(results, func(r *cold.Result) bool { return r.Warm != nil }) {
 		return

@@ -1,11 +1,3 @@
-// Package cold measures HuiMemory as agents that call it as a command see
-// it: whole processes. It ingests a corpus with one `huimem ingest`
-// process and then times one-shot `huimem recall` and `huimem get`
-// processes, each a cold start, recording wall time, CPU time and the
-// peak RSS the kernel reports for each child (getrusage). The corpus is
-// synthetic (internal/synth, one namespace) or real chat files given by
-// path (the BEAM chats), read where they are. `huimem bench cold` runs
-// it.
 package cold
 
 import (
@@ -53,6 +45,10 @@ type Options struct {
 	// Warm, when above 0, also times that many recalls over HTTP to one
 	// `huimem serve` on the home, after the one-shot processes.
 	Warm int
+	// Evict runs a copy of Exe installed in Dir and dropped from the page
+	// cache, as a binary read from disk rather than one the linker has
+	// just written (see installEvicted): Linux only.
+	Evict bool
 }
 
 // Proc is what one child process cost. CPU time is user plus system, of
@@ -86,6 +82,9 @@ type Result struct {
 	Warm *WarmStats `json:"warm,omitempty"`
 	// Load is the 1-minute load average before and after the run.
 	Load [2]float64 `json:"load_avg"`
+	// Evicted is set when the processes ran a copy of the binary read
+	// back from disk (Options.Evict).
+	Evicted bool `json:"binary_evicted,omitempty"`
 }
 
 // Stats summarises repeated one-shot processes.
@@ -109,7 +108,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		o.Runs = 10
 	}
 	home := filepath.Join(o.Dir, "home")
-	res := &Result{Corpus: "synthetic", Chunks: o.Chunks, Load: [2]float64{LoadAvg(), 0}}
+	res := &Result{Corpus: "synthetic", Chunks: o.Chunks, Load: [2]float64{LoadAvg(), 0}, Evicted: o.Evict}
+	if o.Evict {
+		exe, err := installEvicted(o.Exe, o.Dir)
+		if err != nil {
+			return nil, err
+		}
+		o.Exe = exe
+	}
 	inputs := o.Files
 	if len(inputs) > 0 {
 		res.Corpus = "beam"
