@@ -108,3 +108,10 @@ require (
 // process) that only fuzzy queries use. The copy under internal/third_party
 // is vellum v1.2.1 with the builders made lazy: see its PATCH.md.
 replace github.com/blevesearch/vellum => ./internal/third_party/vellum
+
+// olebedev/when's rules/en and rules/zh build their All lists at package
+// init, compiling fifteen regular expressions (about 1.4 ms of CPU before
+// main in every huimem process) that timeparse never uses: it builds the
+// few rules it takes on first use. The copy under internal/third_party is
+// when v1.1.0 with All made a function: see its PATCH.md.
+replace github.com/olebedev/when => ./internal/third_party/when

@@ -37,6 +37,8 @@ if ! have_pg; then
 fi
 go vet ./...
 go test -count=1 "$@" ./...
-# The patched copy of vellum (internal/third_party/vellum/PATCH.md) is a
-# module of its own, which ./... does not reach.
-(cd internal/third_party/vellum && go vet ./... && go test -count=1 ./...)
+# The patched copies of vellum and when (internal/third_party/*/PATCH.md)
+# are modules of their own, which ./... does not reach.
+for m in vellum when; do
+  (cd "internal/third_party/$m" && go vet ./... && go test -count=1 ./...)
+done

@@ -3,6 +3,7 @@ package general
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -64,9 +65,9 @@ func quoted(s string, add func(string)) {
 
 // common are words that are not names even when capitalised, in lower
 // case.
-var common = map[string]bool{}
-
-func init() {
+// It is built on first use.
+var common = sync.OnceValue(func() map[string]bool {
+	common := map[string]bool{}
 	for _, w := range strings.Fields(`OK Ok Yes No Hi Hey Hello Thanks Thank Sure Please Sorry Oh Well So But And
 		Or The A An This That These Those It Its We You He She They My Our Your Let Lets If When Then Also
 		Just Maybe Now Today Tomorrow Yesterday What Why How Who Where Which Great Good Nice Cool Done
@@ -74,7 +75,8 @@ func init() {
 		August September October November December`) {
 		common[strings.ToLower(w)] = true
 	}
-}
+	return common
+})
 
 func isHan(r rune) bool { return unicode.Is(unicode.Han, r) }
 
@@ -117,7 +119,7 @@ func latin(s string, add func(string)) {
 		if len(w) < 2 || !strings.ContainsFunc(w, unicode.IsLetter) {
 			continue
 		}
-		if common[strings.ToLower(w)] {
+		if common()[strings.ToLower(w)] {
 			continue
 		}
 		switch {

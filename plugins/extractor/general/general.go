@@ -3,6 +3,7 @@ package general
 import (
 	"context"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -40,8 +41,9 @@ type keyword struct {
 
 // byFirst holds the keywords by their first rune: ASCII ones in ascii,
 // others in other. Keywords that start with a Latin letter or digit must
-// start on a word boundary.
-var byFirst = compile(rules)
+// start on a word boundary. It is built on first use, not at package
+// init, which every huimem process would pay for.
+var byFirst = sync.OnceValue(func() *keywordIndex { return compile(rules) })
 
 type keywordIndex struct {
 	ascii [utf8.RuneSelf][]keyword
@@ -92,6 +94,7 @@ func (x *Extractor) Extract(ctx context.Context, c *core.Chunk) ([]core.Memory, 
 	norm := b.String()
 	hit := map[string][]bool{}
 	si := 0 // the sentence holding norm[i]
+	idx := byFirst()
 	for i := 0; i < len(norm); {
 		r, size := utf8.DecodeRuneInString(norm[i:])
 		for si+1 < len(starts) && starts[si+1] <= i {
@@ -100,11 +103,11 @@ func (x *Extractor) Extract(ctx context.Context, c *core.Chunk) ([]core.Memory, 
 		var kws []keyword
 		switch {
 		case r >= utf8.RuneSelf:
-			kws = byFirst.other[r]
+			kws = idx.other[r]
 		case isWordByte(byte(r)) && i > 0 && isWordByte(norm[i-1]):
 			// Not on a word boundary: no keyword starts here.
 		default:
-			kws = byFirst.ascii[r]
+			kws = idx.ascii[r]
 		}
 		for _, kw := range kws {
 			end := i + len(kw.s)

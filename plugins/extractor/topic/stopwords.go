@@ -1,14 +1,18 @@
 package topic
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // stopWords are English words that never make a topic: function words,
 // conversational fillers, generic verbs and nouns, role names and URL
 // parts. Words of one letter, and of two unless written in capitals, are
-// dropped anyway.
-var stopWords = map[string]bool{}
-
-func init() {
+// dropped anyway. stopBigrams are common Chinese words that never make a
+// topic. Both are built on first use, not at package init: a process that
+// extracts nothing (a one-shot recall) does not pay for them.
+var stopSets = sync.OnceValue(func() stopSet {
+	stopWords, stopBigrams := map[string]bool{}, map[[2]rune]bool{}
 	for _, w := range strings.Fields(`
 		about above after again against all also although always among and another any anybody anyone
 		anything anyway are aren around because been before being below besides between both but can
@@ -49,12 +53,16 @@ func init() {
 		r := []rune(w)
 		stopBigrams[[2]rune{r[0], r[1]}] = true
 	}
+	return stopSet{stopWords, stopBigrams}
+})
+
+// stopSet holds stopWords and stopBigrams.
+type stopSet struct {
+	words   map[string]bool
+	bigrams map[[2]rune]bool
 }
 
 // stopChars are Chinese function characters. They never belong to a
 // keyword: Chinese text is cut into segments at them before bigrams are
 // formed.
 const stopChars = "的了是在我你他她它们这那和与及或就也都还很吗呢吧啊呀哦嘛啦么着过把被给让对从向于而又并个"
-
-// stopBigrams are common Chinese words that never make a topic.
-var stopBigrams = map[[2]rune]bool{}

@@ -128,7 +128,7 @@ func Label(text string) string {
 		if segFrom >= 0 && pos-segFrom >= 2 {
 			for p := segFrom; p+1 < pos; p++ {
 				bg := [2]rune{runes[p], runes[p+1]}
-				if !stopBigrams[bg] {
+				if !stopSets().bigrams[bg] {
 					bigrams[bg] = append(bigrams[bg], p)
 				}
 			}
@@ -183,11 +183,11 @@ func Label(text string) string {
 // letters, or a two-letter acronym written in capitals ("AI").
 func addWord(words map[string]*wordStat, w string, at int, upper bool) {
 	n := utf8.RuneCountInString(w)
-	if len(w) > maxWord || n < 2 || n == 2 && !upper || stopWords[w] || !strings.ContainsFunc(w, unicode.IsLetter) {
+	if len(w) > maxWord || n < 2 || n == 2 && !upper || stopSets().words[w] || !strings.ContainsFunc(w, unicode.IsLetter) {
 		return
 	}
 	key := stem(w)
-	if stopWords[key] {
+	if stopSets().words[key] {
 		return
 	}
 	s := words[key]

@@ -1,0 +1,7 @@
+package common
+
+import "github.com/olebedev/when/rules"
+
+var All = []rules.Rule{
+	SlashDMY(rules.Override),
+}
