@@ -122,7 +122,9 @@ func (a *app) loadConfig() (core.Config, error) {
 	}
 	v := viper.New()
 	v.SetConfigType("yaml")
-	if err := v.ReadConfig(bytes.NewReader(configs.Default)); err != nil {
+	// The defaults as a map generated from config.yaml: parsing the YAML
+	// took about 0.8 ms of every command (issue 15).
+	if err := v.MergeConfigMap(configs.DefaultMap()); err != nil {
 		return core.Config{}, fmt.Errorf("reading embedded defaults: %w", err)
 	}
 	v.SetEnvPrefix("HUIMEM")

@@ -1,0 +1,18 @@
+package main
+
+import (
+	"io"
+	"testing"
+)
+
+// BenchmarkLoadConfig is the configuration every command loads first:
+// embedded defaults, no config file, no HUIMEM_* settings.
+func BenchmarkLoadConfig(b *testing.B) {
+	a := &app{stdout: io.Discard, stderr: io.Discard, home: b.TempDir()}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := a.loadConfig(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
