@@ -37,8 +37,9 @@ if ! have_pg; then
 fi
 go vet ./...
 go test -count=1 "$@" ./...
-# The patched copies of vellum and when (internal/third_party/*/PATCH.md)
-# are modules of their own, which ./... does not reach.
-for m in vellum when; do
+# The patched copies of vellum, when and snappy
+# (internal/third_party/*/PATCH.md) are modules of their own, which ./...
+# does not reach.
+for m in vellum when snappy; do
   (cd "internal/third_party/$m" && go vet ./... && go test -count=1 ./...)
 done
