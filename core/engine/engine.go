@@ -173,9 +173,10 @@ func (e *Engine) finishCrashed(ctx context.Context) error {
 }
 
 // newVectors returns an empty vector index over the store, with the heap
-// budget of storage.vector_cache_mb (issue 15).
+// budget of storage.vector_cache_mb (issue 15), scanning the vectors'
+// codes where the store has them (vectorcodes.go).
 func (e *Engine) newVectors() *vector.Index {
-	return vector.NewWithOptions(e.info.Dim, e.loadVectors, vector.Options{CacheBytes: e.cfg.Storage.VectorCacheBytes()})
+	return vector.NewWithOptions(e.info.Dim, e.loadVectors, vector.Options{CacheBytes: e.cfg.Storage.VectorCacheBytes(), Codes: e.vectorCodes()})
 }
 
 // ErrNoParts is returned by [Open] when [Options] lack the embedder or the

@@ -175,6 +175,7 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 	if err := e.st.MigrateVectors(ctx, 5000); err != nil {
 		e.logf("huimem: warning: %v (the vectors stay readable where they are)", err)
 	}
+	e.backfillVectorCodes(ctx) // issue 15: codes for the vectors of a home written before them
 	e.maybeRetryExtractions(ctx, len(res.ExtractFailures) > 0)
 	// issue 15: everything is durable and indexed; a bulk ingest leaves
 	// the buckets' pages interleaved and the index in several segments.

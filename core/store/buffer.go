@@ -14,15 +14,17 @@ import (
 // which is what every caller wants (see SessionMessages, ScanVectors).
 var buffered = map[string]bool{
 	string(bMsgs): true, string(bMsgIDs): true, string(bChunks): true, string(bChunkKeys): true,
-	string(bVecs): true, string(bVecTime): true, string(bVecKeys): true, string(bOutbox): true,
+	string(bVecs): true, string(bVecTime): true, string(bVecKeys): true, string(bVecQ): true,
+	string(bOutbox): true,
 }
 
 // fillPercent is how full bbolt fills a leaf of these buckets before it
 // splits it, where the default (half) does not suit. Vectors arrive in
 // time order, mostly after the last, and a scan reads every page of its
 // window (issue 15): a 256-dimension entry is about 1.1 KB, so at half a
-// page each 4 KiB leaf holds two; filled, three.
-var fillPercent = map[string]float64{string(bVecTime): 0.95}
+// page each 4 KiB leaf holds two; filled, three. The codes (vecq) come
+// in the same order, about 300 bytes each.
+var fillPercent = map[string]float64{string(bVecTime): 0.95, string(bVecQ): 0.95}
 
 // writeBuf holds a transaction's pending writes per bucket: a nil value
 // is a delete.
@@ -93,7 +95,7 @@ func (t *Tx) flush() error {
 		}
 		slices.Sort(keys)
 		b := t.tx.Bucket([]byte(name))
-		if b == nil { // veckeys, created on first write
+		if b == nil { // veckeys or vecq, created on first write
 			var err error
 			if b, err = t.tx.CreateBucket([]byte(name)); err != nil {
 				return fmt.Errorf("creating bucket %s: %w", name, err)

@@ -306,7 +306,16 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 		for _, id := range s.IDs {
 			if p := t.get(bVecKeys, []byte(id)); len(p) >= 9 {
 				// Written in place (vectors.go): the stage's end makes
-				// it visible.
+				// it visible. A stage of a version before codes
+				// (vecq.go) gets them here.
+				key := append(bytes.Clone(p), id...)
+				if t.get(bVecQ, key) == nil {
+					if raw := t.get(bVecTime, key); len(raw) > 0 {
+						if err := t.put(bVecQ, key, vectorCode(raw)); err != nil {
+							return 0, err
+						}
+					}
+				}
 				if touched != nil {
 					touched(sess.NS, time.Unix(0, TimeFromKey(p[len(p)-8:])))
 				}
@@ -314,7 +323,11 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 				// A stage of a version before issue 15: its vectors
 				// are kept by id only, in layout 1.
 				tm := time.Unix(0, TimeFromKey(raw[:8]))
-				if err := t.put(bVecTime, VecKey(sess.NS, tm, id), nil); err != nil {
+				key := VecKey(sess.NS, tm, id)
+				if err := t.put(bVecTime, key, nil); err != nil {
+					return 0, err
+				}
+				if err := t.put(bVecQ, key, vectorCode(raw[8:])); err != nil {
 					return 0, err
 				}
 				if touched != nil {

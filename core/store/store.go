@@ -25,10 +25,17 @@ import (
 //	2: vectors live in vectime, found by id through veckeys (issue 15);
 //	   a version-1 store is read as it is (vectors.go) and marked 2 by
 //	   its first write, so that an older binary refuses it.
-const SchemaVersion = 2
+//	3: every write of a vector writes its int8 code into vecq (issue 15,
+//	   vecq.go); a version-1 or 2 store is read as it is (searches scan
+//	   float32s until its codes are backfilled) and marked 3 by its
+//	   first write, so that a binary that writes vectors without codes
+//	   refuses it.
+const SchemaVersion = 3
 
 // schemaOK reports whether a stored schema version can be opened.
-func schemaOK(v []byte) bool { return string(v) == "1" || string(v) == strconv.Itoa(SchemaVersion) }
+func schemaOK(v []byte) bool {
+	return string(v) == "1" || string(v) == "2" || string(v) == strconv.Itoa(SchemaVersion)
+}
 
 // FileName is the store's file name inside the home.
 const FileName = "huimem.db"
@@ -46,7 +53,11 @@ var (
 	bSources    = []byte("sources")
 	bOutbox     = []byte("outbox")
 	bDirty      = []byte("dirty")
-	allBuckets  = [][]byte{bMeta, bMsgs, bMsgIDs, bChunks, bChunkKeys, bSessChunks, bSessions, bVecs, bVecTime, bSources, bOutbox, bDirty}
+	allBuckets  = [][]byte{bMeta, bMsgs, bMsgIDs, bChunks, bChunkKeys, bSessChunks, bSessions, bVecs, bVecTime, bVecQ, bSources, bOutbox, bDirty}
+	// lateBuckets are created with a new store but may be missing from
+	// an older one, which gets them on its first write that needs them:
+	// opening it, even read-only, must not write.
+	lateBuckets = map[string]bool{string(bVecQ): true}
 )
 
 // Meta keys.
@@ -152,7 +163,7 @@ var errNotReady = errors.New("store is not initialised")
 // bucketsReady checks that every bucket and the schema version are there.
 func bucketsReady(tx KVTx) error {
 	for _, name := range allBuckets {
-		if tx.Bucket(name) == nil {
+		if tx.Bucket(name) == nil && !lateBuckets[string(name)] {
 			return errNotReady
 		}
 	}
@@ -176,6 +187,12 @@ func createBuckets(tx KVTx) error {
 		}
 		m := tx.Bucket(bMeta)
 		if m.Get([]byte(metaSchema)) == nil {
+			if k, _ := tx.Bucket(bVecTime).Cursor().First(); k == nil {
+				// A new store: its vectors will all have codes.
+				if err := m.Put([]byte(metaVecCodes), []byte("1")); err != nil {
+					return err
+				}
+			}
 			return m.Put([]byte(metaSchema), []byte(strconv.Itoa(SchemaVersion)))
 		}
 		return nil

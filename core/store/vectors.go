@@ -7,6 +7,7 @@ package store
 //	vectime   namespace 0 time id → vector (little-endian float32s)
 //	veckeys   chunk id → namespace 0 time (the vectime key without the
 //	          id), to find a vector by id; created on first write
+//	vecq      the same keys as vectime → the vector's int8 code (vecq.go)
 //
 // Layout 1, written before issue 15, kept the vector in a bucket of its
 // own, and old homes still hold it:
@@ -59,7 +60,7 @@ func (t *Tx) putVector(ns string, tm time.Time, id string, raw []byte) error {
 	if err := t.put(bVecKeys, []byte(id), p); err != nil {
 		return err
 	}
-	return t.put(bVecTime, append(p, id...), raw)
+	return t.putVecEntry(append(p, id...), raw)
 }
 
 // dropVector removes chunk id's vector records, except the vectime entry
@@ -69,7 +70,7 @@ func (t *Tx) putVector(ns string, tm time.Time, id string, raw []byte) error {
 func (t *Tx) dropVector(ns, id string, keep []byte) error {
 	if p := t.get(bVecKeys, []byte(id)); p != nil {
 		if !bytes.Equal(p, keep) {
-			if err := t.del(bVecTime, append(bytes.Clone(p), id...)); err != nil {
+			if err := t.delVecEntry(append(bytes.Clone(p), id...)); err != nil {
 				return err
 			}
 		}
@@ -83,7 +84,7 @@ func (t *Tx) dropVector(ns, id string, keep []byte) error {
 		if len(v) >= 8 {
 			p := append(NamespacePrefix(ns), v[:8]...)
 			if !bytes.Equal(p, keep) {
-				if err := t.del(bVecTime, append(p, id...)); err != nil {
+				if err := t.delVecEntry(append(p, id...)); err != nil {
 					return err
 				}
 			}
@@ -101,7 +102,7 @@ func (t *Tx) DeleteVector(ns string, tm time.Time, id string) error {
 	if err := t.dropVector(ns, id, nil); err != nil {
 		return fmt.Errorf("deleting the vector of chunk %s: %w", id, err)
 	}
-	if err := t.del(bVecTime, VecKey(ns, tm, id)); err != nil {
+	if err := t.delVecEntry(VecKey(ns, tm, id)); err != nil {
 		return fmt.Errorf("deleting the vector of chunk %s: %w", id, err)
 	}
 	return nil
@@ -181,10 +182,11 @@ func (t *Tx) ScanVectors(ns string, from, to time.Time, fn func(id string, unixN
 	return nil
 }
 
-// DeleteAllVectors removes every vector, for a re-embedding reindex.
+// DeleteAllVectors removes every vector and its code, for a re-embedding
+// reindex; the vectors written after it have their codes (vecq.go).
 func (t *Tx) DeleteAllVectors() error {
 	t.vecReset = true // other processes drop their caches (notify.go)
-	for _, name := range [][]byte{bVecs, bVecTime, bVecKeys} {
+	for _, name := range [][]byte{bVecs, bVecTime, bVecKeys, bVecQ} {
 		t.dropPending(name)
 		if t.tx.Bucket(name) != nil {
 			if err := t.tx.DeleteBucket(name); err != nil {
@@ -195,7 +197,7 @@ func (t *Tx) DeleteAllVectors() error {
 			return fmt.Errorf("emptying bucket %s: %w", name, err)
 		}
 	}
-	return nil
+	return t.SetMeta(metaVecCodes, []byte("1"))
 }
 
 // MigrateVectors moves up to limit vectors of the layout written before
@@ -229,7 +231,7 @@ func (t *Tx) MigrateVectors(from []byte, limit int) ([]byte, error) {
 		if err := t.put(bVecKeys, id, bytes.Clone(p)); err != nil {
 			return nil, err
 		}
-		if err := t.put(bVecTime, bytes.Clone(k), bytes.Clone(old[8:])); err != nil {
+		if err := t.putVecEntry(bytes.Clone(k), bytes.Clone(old[8:])); err != nil {
 			return nil, err
 		}
 		if err := t.del(bVecs, id); err != nil {

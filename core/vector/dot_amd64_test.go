@@ -25,3 +25,21 @@ func TestDotAVX2MatchesGeneric(t *testing.T) {
 		}
 	}
 }
+
+// TestDotI8AVX2MatchesReference calls the int8 assembly kernel itself, at
+// every length of kernelLengths. On a CPU without AVX2 it cannot run, and
+// says so.
+func TestDotI8AVX2MatchesReference(t *testing.T) {
+	if !useAVX2I8 {
+		t.Skip("this CPU has no AVX2: the int8 assembly kernel cannot run here (TestDotI8MatchesReference still checks the Go loop)")
+	}
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, kind := range []string{"random", "extreme", "zero"} {
+		for _, n := range kernelLengths() {
+			q, c := randomCodes(r, n, kind)
+			if got, want := dotI8AVX2(q, c), dotI8Wide(q, c); int64(got) != want {
+				t.Errorf("%s, n=%d: dotI8AVX2 = %d, want %d", kind, n, got, want)
+			}
+		}
+	}
+}

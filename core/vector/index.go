@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,7 +27,8 @@ func segmentOf(unixNano int64) int64 {
 func segmentStart(b int64) time.Time { return time.Unix(0, b*weekNanos+mondayOffset) }
 
 // DefaultCacheBytes is the heap budget of an [Index] whose [Options]
-// leave CacheBytes at 0: 512 MiB, half a million 256-dimension vectors.
+// leave CacheBytes at 0: 512 MiB, half a million 256-dimension vectors
+// as float32s, or 1.8 million as codes (see [Codes]).
 const DefaultCacheBytes = 512 << 20
 
 // Loader reads the vectors of namespace ns with chunk times in [from, to)
@@ -41,7 +43,9 @@ type Decoder func(dst []float32, raw []byte) []float32
 // Options tune an [Index].
 type Options struct {
 	// CacheBytes bounds the Go heap the index keeps vectors in (the
-	// float32s, ids and times of its cached week segments). 0 means
+	// float32s or codes, ids and times of its cached week segments; a
+	// 256-dimension vector takes about 1.1 KB as float32s and 300 bytes
+	// as a code). 0 means
 	// [DefaultCacheBytes]; a negative value keeps nothing, so that every
 	// search reads the store.
 	CacheBytes int64
@@ -50,6 +54,9 @@ type Options struct {
 	// search then reads in place, without copying, on little-endian
 	// machines.
 	Decode Decoder
+	// Codes, when set, lets searches scan the vectors' int8 codes and
+	// rescore the best candidates with their float32s (see [Codes]).
+	Codes *Codes
 }
 
 // Index is an exact cosine search over the vectors of a store, with a
@@ -73,8 +80,14 @@ type Index struct {
 	// inPlace is set when stored vectors are read where they lie.
 	inPlace bool
 	budget  int64
+	codes   *Codes
+	// ready is set once codes.Ready has said yes: the store then keeps
+	// a code for every vector from then on.
+	ready atomic.Bool
 
-	mu   sync.Mutex
+	mu sync.Mutex
+	// code is set while the cache holds codes rather than float32s.
+	code bool
 	nss  map[string]*nsCache
 	used int64  // bytes held by cached segments
 	tick uint64 // search counter, for least-recently-used eviction
@@ -103,9 +116,13 @@ type nsCache struct {
 type segment struct {
 	times []int64
 	ids   []string
-	vecs  []float32 // len(ids)*dim
-	bytes int64
-	used  uint64 // tick of the last search that scanned it
+	vecs  []float32 // len(ids)*dim, in a cache of float32s
+	// codes and scales hold the vectors' codes in a cache of codes:
+	// len(ids)*dim int8s and len(ids) scales.
+	codes  []int8
+	scales []float32
+	bytes  int64
+	used   uint64 // tick of the last search that scanned it
 }
 
 // New returns an index of dim-dimensional vectors read through load and
@@ -130,7 +147,7 @@ func NewWithOptions(dim int, load Loader, o Options) *Index {
 		decode = appendLE
 	}
 	return &Index{dim: dim, load: load, decode: decode, inPlace: o.Decode == nil && canView,
-		budget: budget, nss: map[string]*nsCache{}}
+		budget: budget, codes: o.Codes, nss: map[string]*nsCache{}}
 }
 
 // Dim returns the vector dimension.
@@ -187,6 +204,10 @@ func (x *Index) Invalidate(ns string, t time.Time) {
 func (x *Index) Reset() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.resetLocked()
+}
+
+func (x *Index) resetLocked() {
 	for _, c := range x.nss {
 		for b := range c.segs {
 			c.version[b]++
@@ -223,7 +244,14 @@ func (x *Index) Search(ns string, q []float32, since, before time.Time, k int, a
 	if lo >= hi {
 		return nil, nil
 	}
-	p := x.plan(ns, lo, hi)
+	code, err := x.useCodes()
+	if err != nil {
+		return nil, err
+	}
+	if code {
+		return x.searchCodes(ns, q, lo, hi, k, allow)
+	}
+	p := x.plan(ns, lo, hi, false)
 	h := &topK{k: k}
 	dim := x.dim
 	for _, s := range p.cached {
@@ -237,7 +265,7 @@ func (x *Index) Search(ns string, q []float32, since, before time.Time, k int, a
 		}
 	}
 	if len(p.gaps) > 0 {
-		if err := x.stream(ns, q, p, h, allow); err != nil {
+		if err := x.stream(ns, &query{f: q}, p, h, allow); err != nil {
 			return nil, err
 		}
 	}
@@ -270,16 +298,27 @@ type plan struct {
 	all                   bool
 	cachedBytes, segBytes int64
 	tick                  uint64
+	// code is set for a search of codes.
+	code bool
 }
 
 // plan splits [lo, hi) into the cached segments that hold vectors in it
 // and the gaps between them, and picks the segments the gaps' reads may
-// copy into the cache.
-func (x *Index) plan(ns string, lo, hi int64) *plan {
+// copy into the cache. code says whether the search scans codes; a cache
+// of the other kind is dropped first.
+func (x *Index) plan(ns string, lo, hi int64, code bool) *plan {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.code != code {
+		x.resetLocked()
+		for _, c := range x.nss {
+			c.size = 0
+			clear(c.seen)
+		}
+		x.code = code
+	}
 	x.tick++
-	p := &plan{tick: x.tick, all: lo == minInt64 && hi == maxInt64}
+	p := &plan{tick: x.tick, all: lo == minInt64 && hi == maxInt64, code: code}
 	c := x.ns(ns)
 	first, last := int64(minInt64), int64(maxInt64)
 	if lo != minInt64 {

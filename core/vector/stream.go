@@ -10,10 +10,22 @@ import (
 // streamed from the store, scored as they come, and the admitted
 // segments are copied into the cache within its budget.
 
-// stream reads the plan's gaps from the store, scoring each vector as it
-// comes and copying the admitted segments.
-func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(string) bool) error {
+// query is what a search scores vectors against: the float32 query f,
+// and for a search of codes (plan.code) its quantised form.
+type query struct {
+	f []float32
+	q qQuery
+}
+
+// stream reads the plan's gaps from the store, scoring each vector (or,
+// for a search of codes, each code) as it comes and copying the admitted
+// segments.
+func (x *Index) stream(ns string, q *query, p *plan, h *topK, allow func(string) bool) error {
 	dim := x.dim
+	load := x.load
+	if p.code {
+		load = x.codes.Load
+	}
 	var scratch []float32
 	var building map[int64]*segment
 	var copied, streamed int64
@@ -31,18 +43,26 @@ func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(stri
 			to = time.Unix(0, g.hi)
 		}
 		open := g.lo == minInt64 || g.hi == maxInt64
-		err := x.load(ns, from, to, func(id string, t int64, raw []byte) error {
+		err := load(ns, from, to, func(id string, t int64, raw []byte) error {
 			var v []float32
-			if x.inPlace && len(raw)%4 == 0 {
+			var c []int8
+			var cs float32
+			switch {
+			case p.code:
+				if len(raw) != CodeSize(dim) {
+					return fmt.Errorf("code of chunk %s has %d bytes, want %d", id, len(raw), CodeSize(dim))
+				}
+				c, cs = codeInt8s(raw, dim), codeScale(raw, dim)
+			case x.inPlace && len(raw)%4 == 0:
 				v = view(raw)
-			} else {
+			default:
 				scratch = x.decode(scratch[:0], raw)
 				v = scratch
 			}
-			if len(v) != dim {
+			if !p.code && len(v) != dim {
 				return fmt.Errorf("vector of chunk %s has dimension %d, want %d", id, len(v), dim)
 			}
-			vb := vectorBytes(dim, id)
+			vb := vectorBytes(dim, id, p.code)
 			streamed += vb
 			if p.admit != nil || open {
 				b := segmentOf(t)
@@ -67,7 +87,12 @@ func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(stri
 					if s != nil {
 						s.times = append(s.times, t)
 						s.ids = append(s.ids, id)
-						s.vecs = append(s.vecs, v...)
+						if p.code {
+							s.codes = append(s.codes, c...)
+							s.scales = append(s.scales, cs)
+						} else {
+							s.vecs = append(s.vecs, v...)
+						}
 						copied += vb
 					}
 				}
@@ -75,7 +100,11 @@ func (x *Index) stream(ns string, q []float32, p *plan, h *topK, allow func(stri
 			if allow != nil && !allow(id) {
 				return nil
 			}
-			h.offer(Match{ID: id, Time: t, Score: Dot(q, v)})
+			if p.code {
+				h.offer(Match{ID: id, Time: t, Score: q.q.approx(c, cs)})
+			} else {
+				h.offer(Match{ID: id, Time: t, Score: Dot(q.f, v)})
+			}
 			return nil
 		})
 		if err != nil {
@@ -95,6 +124,9 @@ func (x *Index) finish(ns string, p *plan, building map[int64]*segment, seen map
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.copied += copied
+	if x.code != p.code {
+		return // the cache changed kind meanwhile (plan)
+	}
 	c := x.ns(ns)
 	if p.all {
 		c.size = streamed + p.cachedBytes
@@ -112,29 +144,37 @@ func (x *Index) finish(ns string, p *plan, building map[int64]*segment, seen map
 		if c.version[b] != p.admit[b] || c.segs[b] != nil {
 			continue // invalidated or cached meanwhile
 		}
-		s.bytes = segmentBytes(s, x.dim)
+		s.bytes = segmentBytes(s, x.dim, p.code)
 		s.used = p.tick
 		if !x.makeRoom(s.bytes, p.tick) {
 			continue
 		}
-		s.vecs = slices.Clip(s.vecs)
+		s.vecs, s.codes, s.scales = slices.Clip(s.vecs), slices.Clip(s.codes), slices.Clip(s.scales)
 		c.segs[b] = s
 		x.used += s.bytes
 	}
 }
 
-// segmentBytes estimates the heap a cached segment holds.
-func segmentBytes(s *segment, dim int) int64 {
+// segmentBytes estimates the heap a cached segment holds, of codes if
+// code is set.
+func segmentBytes(s *segment, dim int, code bool) int64 {
 	b := int64(64)
 	for _, id := range s.ids {
-		b += vectorBytes(dim, id)
+		b += vectorBytes(dim, id, code)
 	}
 	return b
 }
 
-// vectorBytes is what one vector takes in a cached segment: its float32s,
-// its time, its id's string header and bytes.
-func vectorBytes(dim int, id string) int64 { return int64(4*dim+8+16) + int64(len(id)) }
+// vectorBytes is what one vector takes in a cached segment: its float32s
+// (or, if code is set, its code: dim int8s and a float32 scale), its
+// time, its id's string header and bytes.
+func vectorBytes(dim int, id string, code bool) int64 {
+	v := int64(4 * dim)
+	if code {
+		v = int64(CodeSize(dim))
+	}
+	return v + 8 + 16 + int64(len(id))
+}
 
 // makeRoom evicts least recently searched segments, never one the search
 // at tick used, until n more bytes fit the budget; it reports whether

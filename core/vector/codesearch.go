@@ -1,0 +1,131 @@
+package vector
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Searching codes (issue 15: footprint). A search of a store that keeps
+// a code beside every vector (code.go) scans the codes, a quarter of the
+// float32s' bytes, keeping the poolSize(k) best candidates by their
+// approximate scores; then it reads those candidates' float32 vectors by
+// key and rescores them exactly, returning the k best with their exact
+// scores. The result is the exact search's as long as the exact top k
+// are among the pool: an approximate score is within about
+// s*(|q|_1/2) of the exact one (s, the code's scale, is max|v_i|/127),
+// a few thousandths for a 256-dimension unit vector, while the pool
+// reaches 64 or more ranks below the k-th (see docs/quantised-scan.md
+// for how often that misses).
+
+// Codes gives an [Index] the stored vectors' codes and their float32s by
+// key; core/engine builds it over core/store. The functions must be safe
+// for concurrent use.
+type Codes struct {
+	// Ready reports whether the store holds a code for every vector.
+	// Until it does, searches scan float32s; once it says so, it is
+	// not asked again (a store that has codes for all its vectors
+	// writes one with every vector from then on).
+	Ready func() (bool, error)
+	// Load reads the codes of namespace ns with chunk times in [from,
+	// to), as a [Loader] reads vectors: in time order, the bytes valid
+	// only during the call to fn.
+	Load Loader
+	// Fetch reads the stored vectors (as a [Loader] hands them over) of
+	// the chunks of namespace ns at keys, which come in store order
+	// (time, then id), calling fn with each key's index. A key whose
+	// vector is gone (removed meanwhile) is passed by.
+	Fetch Fetcher
+}
+
+// Key names a stored vector: its chunk's id and time in Unix
+// nanoseconds.
+type Key struct {
+	ID   string
+	Time int64
+}
+
+// Fetcher reads stored vectors by key; see [Codes].
+type Fetcher func(ns string, keys []Key, fn func(i int, raw []byte) error) error
+
+// poolSize is how many candidates a search of codes rescores for k
+// results: enough that an approximate score's error, a few thousandths,
+// does not push one of the exact top k out of the pool.
+var poolSize = func(k int) int { return max(4*k, k+64) }
+
+// useCodes reports whether a search scans codes.
+func (x *Index) useCodes() (bool, error) {
+	if x.codes == nil {
+		return false, nil
+	}
+	if x.ready.Load() {
+		return true, nil
+	}
+	ok, err := x.codes.Ready()
+	if err != nil {
+		return false, fmt.Errorf("checking the vectors' codes: %w", err)
+	}
+	if ok {
+		x.ready.Store(true)
+	}
+	return ok, nil
+}
+
+// searchCodes is [Index.Search] over codes, with exact rescoring.
+func (x *Index) searchCodes(ns string, q []float32, lo, hi int64, k int, allow func(id string) bool) ([]Match, error) {
+	qu := &query{f: q, q: quantizeQuery(q)}
+	p := x.plan(ns, lo, hi, true)
+	pool := &topK{k: poolSize(k)}
+	dim := x.dim
+	for _, s := range p.cached {
+		i, _ := slices.BinarySearch(s.times, lo)
+		j, _ := slices.BinarySearch(s.times, hi)
+		for ; i < j; i++ {
+			if allow != nil && !allow(s.ids[i]) {
+				continue
+			}
+			pool.offer(Match{ID: s.ids[i], Time: s.times[i], Score: qu.q.approx(s.codes[i*dim:(i+1)*dim], s.scales[i])})
+		}
+	}
+	if len(p.gaps) > 0 {
+		if err := x.stream(ns, qu, p, pool, allow); err != nil {
+			return nil, err
+		}
+	}
+	return x.rescore(ns, q, pool.h, k)
+}
+
+// rescore reads the float32 vectors of the candidates and returns the k
+// best by their exact scores.
+func (x *Index) rescore(ns string, q []float32, cands []Match, k int) ([]Match, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(cands, func(a, b Match) int {
+		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.ID, b.ID))
+	})
+	keys := make([]Key, len(cands))
+	for i, c := range cands {
+		keys[i] = Key{ID: c.ID, Time: c.Time}
+	}
+	h := &topK{k: k}
+	var scratch []float32
+	err := x.codes.Fetch(ns, keys, func(i int, raw []byte) error {
+		var v []float32
+		if x.inPlace && len(raw)%4 == 0 {
+			v = view(raw)
+		} else {
+			scratch = x.decode(scratch[:0], raw)
+			v = scratch
+		}
+		if len(v) != x.dim {
+			return fmt.Errorf("vector of chunk %s has dimension %d, want %d", keys[i].ID, len(v), x.dim)
+		}
+		h.offer(Match{ID: keys[i].ID, Time: keys[i].Time, Score: Dot(q, v)})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the vectors of %d candidates in namespace %q: %w", len(keys), ns, err)
+	}
+	return h.sorted(), nil
+}
