@@ -47,7 +47,9 @@ type Options struct {
 	Warm int
 	// Evict runs a copy of Exe installed in Dir and dropped from the page
 	// cache, as a binary read from disk rather than one the linker has
-	// just written (see installEvicted): Linux only.
+	// just written, and drops the home from the page cache after the
+	// ingest, as a home written before the last reboot (see evict.go):
+	// Linux only.
 	Evict bool
 }
 
@@ -144,6 +146,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	var err error
 	if res.Ingest, _, err = o.run(ctx, append([]string{"--home", home, "ingest", "--quiet"}, inputs...)...); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	if o.Evict {
+		if err := evictTree(home); err != nil {
+			return nil, err
+		}
 	}
 	chunks, embedder, err := o.homeStats(ctx, home)
 	if err != nil {

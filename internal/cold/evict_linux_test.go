@@ -71,3 +71,30 @@ func TestInstallEvicted(t *testing.T) {
 		t.Errorf("a missing binary was installed")
 	}
 }
+
+func TestEvictTree(t *testing.T) {
+	dir := t.TempDir()
+	files := []string{filepath.Join(dir, "a"), filepath.Join(dir, "sub", "b"), filepath.Join(dir, "sub", "deeper", "c")}
+	for _, p := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, bytes.Repeat([]byte("y"), 256<<10), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(files[0], filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := evictTree(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range files {
+		if n := resident(t, p); n > 2 {
+			t.Errorf("%d of the 64 pages of %s are still in the page cache", n, p)
+		}
+	}
+	if err := evictTree(filepath.Join(dir, "missing")); err == nil {
+		t.Errorf("a missing folder was evicted")
+	}
+}
