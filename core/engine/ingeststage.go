@@ -77,6 +77,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if err := e.discardStages(); err != nil {
 		return IngestResult{}, err
 	}
+	defer beginBulkGC()() // issue 15: see ingestgc.go
 	run := &stageRun{src: abs, base: e.TidyBase()}
 	err := e.st.Update(func(tx *store.Tx) error {
 		var err error

@@ -9,7 +9,7 @@ import (
 
 // Merging the index after a bulk ingest (issue 15). Every index batch
 // adds a segment to the home's bleve index, and scorch's background
-// merger keeps several (a 100k-chunk ingest leaves about nine). A search
+// merger keeps several (a 100k-chunk ingest leaves 15 to 20). A search
 // walks each segment's dictionary and postings, and bleve's BM25 sums its
 // statistics over the segments, so rankings also drift a little as the
 // background merger catches up (see core/index/merge.go).
@@ -122,6 +122,7 @@ func (e *Engine) Tidy(ctx context.Context, base TidyBase) (*Compaction, *IndexMe
 	if err := e.upgrade(); err != nil {
 		return nil, nil, err
 	}
+	defer beginBulkGC()() // issue 15: see ingestgc.go
 	return e.compactAfterIngest(ctx, base.data), e.mergeIndexAfterIngest(ctx, 0), nil
 }
 
@@ -141,5 +142,9 @@ func (e *Engine) tidyWanted(base TidyBase) bool {
 // and merge the index if the ingest grew it by a quarter and it wants a
 // merge.
 func (e *Engine) tidyAfterIngest(ctx context.Context, base TidyBase) (*Compaction, *IndexMerge) {
+	if !e.tidyWanted(base) {
+		return nil, nil
+	}
+	defer beginBulkGC()() // issue 15: see ingestgc.go
 	return e.compactAfterIngest(ctx, base.data), e.mergeIndexAfterIngest(ctx, uint64(compactGrowth*float64(base.docs)))
 }

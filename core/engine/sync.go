@@ -15,11 +15,27 @@ import (
 
 // indexBatch bounds the documents in one index batch, and
 // indexBatchBytes their text (issue 13/15: bleve holds a batch's analysis
-// in memory until it writes the segment).
+// in memory until it writes the segment, about 80 bytes for each byte of
+// text with its context: 1 MiB batches took the heap of a 10k-chunk
+// ingest to 145 MB, and its peak RSS to 260 MB). Each batch is one
+// segment; the index's merge policy takes small ones as they are (see
+// core/index/merge.go). Fewer than bulkMin chunks are indexed in batches
+// of up to smallBatchBytes, as before: in one segment, as a rule, so that
+// a small ingest, which the tidy after it does not merge, scores as it
+// did (BM25's field lengths are summed over the segments).
 const (
 	indexBatch      = 2000
-	indexBatchBytes = 1 << 20
+	indexBatchBytes = 256 << 10
+	smallBatchBytes = 1 << 20
 )
+
+// batchBytes bounds the text of the index batches of n chunks.
+func batchBytes(n int) int {
+	if n < bulkMin {
+		return smallBatchBytes
+	}
+	return indexBatchBytes
+}
 
 // openIndex opens the index and brings it in step with the store: it
 // replays the outbox when the index is a little behind, and rebuilds the
@@ -115,6 +131,10 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 	}
 	// issue 13: batches are bounded by count and by text (indexBatchBytes),
 	// and neighbours' contents are read once per batch (see docCache).
+	if len(ids) >= bulkMin { // issue 15: see ingestgc.go
+		defer beginBulkGC()()
+	}
+	limit := batchBytes(len(ids)) // issue 15
 	for start := 0; start < len(ids); {
 		var docs []index.Doc
 		var parts [][]string
@@ -123,7 +143,7 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 		err := e.st.View(func(tx *store.Tx) error {
 			cache := docCache{}
 			size := 0
-			for ; end < len(ids) && end-start < indexBatch && size < indexBatchBytes; end++ {
+			for ; end < len(ids) && end-start < indexBatch && size < limit; end++ {
 				id := ids[end]
 				c, err := tx.Chunk(id)
 				if errors.Is(err, core.ErrNotFound) {
@@ -291,19 +311,23 @@ func (e *Engine) rebuildIndex(ctx context.Context) error {
 func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total int, err error) {
 	err = e.st.View(func(tx *store.Tx) error {
 		gen = tx.Gen()
-		cache := docCache{} // issue 13
+		defer beginBulkGC()() // issue 15: see ingestgc.go
+		chunks, _ := tx.Counts()
+		limit := batchBytes(chunks) // issue 15
+		cache := docCache{}         // issue 13
 		var docs []index.Doc
 		var parts [][]string // issue 13
+		size := 0            // issue 15: batches bounded by text, as in applyOutbox
 		flush := func() error {
 			if len(docs) == 0 {
 				return nil
 			}
 			err := ix.ApplyParts(docs, parts, nil, 0)
-			total += len(docs)
-			docs, parts = docs[:0], parts[:0]
-			if total%50000 < indexBatch {
-				e.logf("huimem: indexed %d chunks", total)
+			if total/50000 < (total+len(docs))/50000 {
+				e.logf("huimem: indexed %d chunks", total+len(docs))
 			}
+			total += len(docs)
+			docs, parts, size = docs[:0], parts[:0], 0
 			return err
 		}
 		err := tx.ForEachChunk(func(c *store.Chunk) error {
@@ -318,7 +342,8 @@ func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total i
 				return err
 			}
 			docs, parts = append(docs, d), append(parts, cparts)
-			if len(docs) >= indexBatch {
+			size += index.DocBytes(&d, cparts)
+			if len(docs) >= indexBatch || size >= limit {
 				if err := ctx.Err(); err != nil {
 					return err
 				}

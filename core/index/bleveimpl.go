@@ -112,6 +112,8 @@ func newBleve(path string, m *mapping.IndexMappingImpl) (*bleveIndex, error) {
 		"create_if_missing": true,
 		"error_if_exists":   true,
 		"path":              filepath.Join(path, bleveStoreDir),
+		// Not saved in index_meta.json: see merge.go.
+		"scorchMergePlanOptions": mergePlanOptions,
 	}
 	i, err := ctor(meta.Storage, cfg, analysisQueue())
 	if err != nil {
@@ -177,6 +179,9 @@ func openBleve(path string, runtime map[string]any) (*bleveIndex, error) {
 	cfg["path"] = filepath.Join(path, bleveStoreDir)
 	cfg["create_if_missing"] = false
 	cfg["error_if_exists"] = false
+	if _, ok := cfg["scorchMergePlanOptions"]; !ok {
+		cfg["scorchMergePlanOptions"] = mergePlanOptions // see merge.go
+	}
 	for k, v := range runtime {
 		if k == "updated_mapping" {
 			return nil, fmt.Errorf("updated_mapping is not supported")

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 )
 
 // Merging the index down (issue 15). Each index batch adds a segment
 // (a .zap file under store/), and scorch's background merger keeps a
-// handful of them: a 100k-chunk ingest leaves about nine. A search walks
+// dozen or so of them: a 100k-chunk ingest leaves 15 to 20. A search walks
 // every segment's dictionary and postings for each query term, and
 // BM25's document counts and field lengths are summed over the segments,
 // including the documents a later batch replaced until a merge drops
@@ -57,9 +58,39 @@ func (x *Index) SegmentStats() (SegmentStats, error) {
 }
 
 // mergePasses bounds the force merges [Index.Merge] asks for: one pass
-// merges at most ten segments at a time, so an index of many segments
-// needs a few.
+// merges at most forceMergeOptions.SegmentsPerMergeTask segments at a
+// time, so an index of many segments needs a few.
 const mergePasses = 8
+
+// forceMergeOptions is scorch's plan for a merge into one segment, with
+// up to 40 segments to a merge rather than 10 (issue 15): an index of
+// 11 to 40 segments (small index batches leave more than ten after a
+// large ingest) is merged in one pass, where ten at a time wrote it
+// twice over.
+var forceMergeOptions = func() mergeplan.MergePlanOptions {
+	o := mergeplan.SingleSegmentMergePlanOptions
+	o.SegmentsPerMergeTask = 40
+	return o
+}()
+
+// mergePlanOptions is the background merger's policy (issue 15):
+// scorch's default, except that a segment under 100 chunks, not 2000,
+// counts as 100 (FloorSegmentSize). The planner rounds each smaller
+// segment up to the floor, so with the default a run of small segments
+// looks like a full tier and it merges them five or so at a time as
+// they arrive, then merges those merges again. Index batches are bounded
+// by their text (the engine's indexBatchBytes, 256 KiB: about 380
+// chunks of chat), and with the default floor a 10k-chunk ingest wrote
+// 34 MB of merges (8 MB in 1 MiB batches); with 100 it waits for ten
+// and writes 9 MB. Small appends (a sidecar's) are merged less often
+// for the same reason, so more segments stay at rest between merges:
+// in a model of 2-chunk appends, up to 19 rather than 5 at 10k chunks
+// and 24 rather than 12 at 50k, for a tenth or less of the merging. Searches walk
+// each segment, and BM25's field lengths are summed over the segments
+// (see doc.go), so scores at rest follow the segments as before; an
+// index merged into one (see [Index.Merge]) scores as it did. The policy
+// is passed at each open, not saved in index_meta.json.
+var mergePlanOptions = map[string]any{"FloorSegmentSize": 100}
 
 // cleanupWait bounds how long [Index.Merge] waits for scorch to delete
 // the files of the segments it merged (it does so shortly after, in its
@@ -91,7 +122,7 @@ func (x *Index) Merge(ctx context.Context) error {
 		if st.Segments <= 1 {
 			break
 		}
-		if err := s.ForceMerge(ctx, nil); err != nil {
+		if err := s.ForceMerge(ctx, &forceMergeOptions); err != nil {
 			return fmt.Errorf("merging index %s: %w", x.path, err)
 		}
 		if err := ctx.Err(); err != nil {
