@@ -166,8 +166,12 @@ func saveBleveMeta(path string, meta *bleveMeta) (err error) {
 // openBleve opens the index at path as bleve.OpenUsing(path, runtime)
 // does: it reads index_meta.json, opens the scorch index under path/store
 // with the stored config overridden by runtime (such as "read_only" and
-// "bolt_timeout"), and loads and validates the mapping saved in it.
-func openBleve(path string, runtime map[string]any) (*bleveIndex, error) {
+// "bolt_timeout"), and loads and validates the mapping saved in it. Given
+// a mapping m, it uses m instead of decoding the saved one (a JSON
+// decode of 0.5–0.7 ms in every process that opens the index); the
+// caller vouches that the index was built with m (OpenWith: its
+// version).
+func openBleve(path string, runtime map[string]any, m *mapping.IndexMappingImpl) (*bleveIndex, error) {
 	meta, err := readBleveMeta(path)
 	if err != nil {
 		return nil, err
@@ -199,10 +203,11 @@ func openBleve(path string, runtime map[string]any) (*bleveIndex, error) {
 	if err := i.Open(); err != nil {
 		return nil, err
 	}
-	m, err := loadMapping(i)
-	if err != nil {
-		i.Close()
-		return nil, err
+	if m == nil {
+		if m, err = loadMapping(i); err != nil {
+			i.Close()
+			return nil, err
+		}
 	}
 	return &bleveIndex{path: path, i: i, m: m, open: true}, nil
 }

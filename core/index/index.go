@@ -178,26 +178,7 @@ var ErrCorrupt = errors.New("index is missing, corrupt or of another version")
 
 // Open opens the index at dir, creating it if it does not exist. An index
 // that cannot be opened returns an error wrapping [ErrCorrupt].
-func Open(dir string) (*Index, error) {
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return create(dir)
-	}
-	b, err := openBleve(dir, nil)
-	if err != nil {
-		return nil, fmt.Errorf("opening index %s: %w: %v", dir, ErrCorrupt, err)
-	}
-	x := &Index{b: b, path: dir}
-	v, err := b.GetInternal(keyVersion)
-	if err != nil || string(v) != strconv.Itoa(Version) {
-		b.Close()
-		return nil, fmt.Errorf("opening index %s: %w: version %q", dir, ErrCorrupt, v)
-	}
-	if _, err := b.DocCount(); err != nil {
-		b.Close()
-		return nil, fmt.Errorf("opening index %s: %w: %v", dir, ErrCorrupt, err)
-	}
-	return x, nil
-}
+func Open(dir string) (*Index, error) { return OpenWith(dir, OpenOptions{}) }
 
 // Create removes any index at dir and creates an empty one.
 func Create(dir string) (*Index, error) {

@@ -43,7 +43,15 @@ func OpenWith(dir string, o OpenOptions) (*Index, error) {
 	if o.LockWait > 0 {
 		cfg["bolt_timeout"] = o.LockWait.String()
 	}
-	b, err := openBleve(dir, cfg)
+	// The index is read with the mapping this version builds, not the
+	// one saved in it: an index of another version is refused below, and
+	// TestMappingOfVersion keeps a change of the mapping from going out
+	// without a new version.
+	m, err := NewMapping()
+	if err != nil {
+		return nil, err
+	}
+	b, err := openBleve(dir, cfg, m)
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("opening index %s: %w", dir, ErrLocked)
 	}
