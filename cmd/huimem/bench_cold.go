@@ -29,7 +29,8 @@ func (a *app) benchColdCmd() *cobra.Command {
 		Long: `Measure HuiMemory as an agent that calls it as a command sees it. At each
 size in --chunks, write a synthetic corpus as JSONL, ingest it with one
 "huimem ingest" process, then run --runs one-shot "huimem recall -k 10" and
-"huimem get" processes, each a cold start. Reports wall time (median, min,
+"huimem get" processes, each a cold start, after one untimed pass over
+the queries. Reports wall time (median, min,
 max), the median CPU time and the peak RSS (VmHWM) of each, and the load
 average before and after (the machine may be shared: compare runs made
 one after the other). --large adds the 1,000,000-chunk step.
