@@ -216,6 +216,7 @@ func Run(ctx context.Context, e *engine.Engine, chats []Chat, opts Options) (*Re
 	info := e.EmbedderInfo()
 	rep.EmbedderInfo = fmt.Sprintf("%s/%s/%d", info.Name, info.Model, info.Dim)
 	start := time.Now()
+	base := e.TidyBase()
 	var queries bytes.Buffer
 	type meta struct {
 		chat     string
@@ -231,7 +232,7 @@ func Run(ctx context.Context, e *engine.Engine, chats []Chat, opts Options) (*Re
 	for i := range chats {
 		c := &chats[i]
 		rep.Messages += c.Messages
-		if _, err := e.IngestFile(ctx, c.Path, engine.FileOptions{Namespace: "beam-" + c.ID}); err != nil {
+		if _, err := e.IngestFile(ctx, c.Path, engine.FileOptions{Namespace: "beam-" + c.ID, DeferTidy: true}); err != nil {
 			return nil, fmt.Errorf("ingesting chat %s: %w", c.ID, err)
 		}
 		for _, q := range c.Questions {
@@ -244,6 +245,13 @@ func Run(ctx context.Context, e *engine.Engine, chats []Chat, opts Options) (*Re
 				add(c, opts.Prefix+text, meta{chat: c.ID, q: Question{Query: text, ID: fmt.Sprintf("offtopic-%d", j)}, offTopic: true})
 			}
 		}
+	}
+	// The chats are ingested as `huimem ingest DIR` ingests files: the
+	// store and index tidied once after the last (one index segment), so
+	// that scores do not depend on how the index happened to be cut into
+	// segments (bleve sums BM25's statistics over them).
+	if _, _, err := e.Tidy(ctx, base); err != nil {
+		return nil, fmt.Errorf("tidying after the ingest: %w", err)
 	}
 	rep.IngestSeconds = time.Since(start).Seconds()
 	start = time.Now()

@@ -89,6 +89,7 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 	info := e.EmbedderInfo()
 	rep.EmbedderInfo = fmt.Sprintf("%s/%s/%d", info.Name, info.Model, info.Dim)
 	start := time.Now()
+	base := e.TidyBase()
 	var queries bytes.Buffer
 	type meta struct {
 		sample   string
@@ -104,7 +105,7 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 		if err := writeJSONL(path, msgs); err != nil {
 			return nil, err
 		}
-		if _, err := e.IngestFile(ctx, path, engine.FileOptions{}); err != nil {
+		if _, err := e.IngestFile(ctx, path, engine.FileOptions{DeferTidy: true}); err != nil {
 			return nil, fmt.Errorf("ingesting %s: %w", s.ID, err)
 		}
 		add := func(text string, m meta) {
@@ -127,6 +128,13 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 				add(text, meta{sample: s.ID, q: Question{Text: text}, offTopic: true})
 			}
 		}
+	}
+	// The chats are ingested as `huimem ingest DIR` ingests files: the
+	// store and index tidied once after the last (one index segment), so
+	// that scores do not depend on how the index happened to be cut into
+	// segments (bleve sums BM25's statistics over them).
+	if _, _, err := e.Tidy(ctx, base); err != nil {
+		return nil, fmt.Errorf("tidying after the ingest: %w", err)
 	}
 	rep.IngestSeconds = time.Since(start).Seconds()
 	start = time.Now()

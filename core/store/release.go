@@ -1,0 +1,17 @@
+package store
+
+// ReleaseMapped lets this process's resident set drop every page of the
+// store's memory map, as [Tx.ReleaseVectors] does for a few: a bulk ingest
+// calls it between its phases (issue 15), since the pages its writes and
+// reads mapped would otherwise stay resident beside the heap of the next
+// phase. The pages stay in the page cache, and what is read again is
+// mapped again; values that transactions still hold stay valid. It does
+// nothing in a KV ([OpenKV]) or off Linux.
+func (s *Store) ReleaseMapped() {
+	s.View(func(tx *Tx) error {
+		if bt, ok := tx.tx.(boltTx); ok {
+			releaseMapped(bt.tx.DB().Info().Data, bt.tx.Size())
+		}
+		return nil
+	})
+}
