@@ -194,23 +194,9 @@ func (s *Store) BackfillVectorCodes(ctx context.Context, batch int) error {
 	if ready {
 		return nil
 	}
-	var from []byte
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		err := s.Update(func(tx *Tx) error {
-			var err error
-			from, err = tx.BackfillVectorCodes(from, batch)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("backfilling vector codes: %w", err)
-		}
-		if from == nil {
-			return nil
-		}
-	}
+	return s.inSteps(ctx, "backfilling vector codes", func(tx *Tx, from []byte) ([]byte, error) {
+		return tx.BackfillVectorCodes(from, batch)
+	})
 }
 
 // faultAround is the span the kernel maps around a page that a read of

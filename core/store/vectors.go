@@ -262,6 +262,15 @@ func (s *Store) MigrateVectors(ctx context.Context, batch int) error {
 	if !legacy {
 		return nil // the usual case: one read, no write
 	}
+	return s.inSteps(ctx, "migrating vectors", func(tx *Tx, from []byte) ([]byte, error) {
+		return tx.MigrateVectors(from, batch)
+	})
+}
+
+// inSteps runs step in one write transaction after another, each taking
+// the key the last one returned, until one returns nil or ctx ends; what
+// the steps wrote stays written. what names the work in errors.
+func (s *Store) inSteps(ctx context.Context, what string, step func(tx *Tx, from []byte) ([]byte, error)) error {
 	var from []byte
 	for {
 		if err := ctx.Err(); err != nil {
@@ -269,11 +278,11 @@ func (s *Store) MigrateVectors(ctx context.Context, batch int) error {
 		}
 		err := s.Update(func(tx *Tx) error {
 			var err error
-			from, err = tx.MigrateVectors(from, batch)
+			from, err = step(tx, from)
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("migrating vectors: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		if from == nil {
 			return nil
