@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,8 @@ Messages of sealed weeks are included. Ingesting the export into a fresh
 home makes the same chunks, with the same ids and prev/next links.
 
 The export goes to stdout, or with -o to FILE, written atomically (a
-temporary file beside it, flushed, then renamed).`,
+temporary file beside it, flushed, then renamed). A FILE that is a device
+or a pipe (/dev/stdout, a FIFO) is written in place.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.All && opts.Namespace != "" {
@@ -39,6 +41,9 @@ temporary file beside it, flushed, then renamed).`,
 			if out == "" || out == "-" {
 				_, err := e.Export(cmd.Context(), a.stdout, opts)
 				return err
+			}
+			if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
+				return a.exportInPlace(cmd.Context(), e, out, fi, opts)
 			}
 			dir := filepath.Dir(out)
 			f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(out)+"-*")
@@ -70,4 +75,27 @@ temporary file beside it, flushed, then renamed).`,
 	cmd.Flags().BoolVar(&opts.All, "all", false, "export every namespace")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE (atomically) instead of stdout")
 	return cmd
+}
+
+// exportInPlace writes the export to out, which exists and is not a
+// regular file: a device or a pipe is written as it is, since renaming a
+// file over it would replace it (as root, "-o /dev/null" replaced the
+// machine's /dev/null with a file); a folder is refused.
+func (a *app) exportInPlace(ctx context.Context, e *engine.Engine, out string, fi os.FileInfo, opts engine.ExportOptions) error {
+	if fi.IsDir() {
+		return usagef("export: -o %s is a folder; give a file name", out)
+	}
+	f, err := os.OpenFile(out, os.O_WRONLY, 0)
+	if err != nil {
+		return usagef("export: %v", err)
+	}
+	n, err := e.Export(ctx, f, opts)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("exporting to %s: %w", out, err)
+	}
+	fmt.Fprintf(a.stderr, "exported %d messages to %s\n", n, out)
+	return nil
 }

@@ -3,9 +3,11 @@ package store
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // mappedRSS returns how many KiB of the file named name this process has
@@ -79,5 +81,46 @@ func TestReleaseMapped(t *testing.T) {
 	}
 	if again := read(); again != before {
 		t.Errorf("read %v after ReleaseMapped, %v before", again, before)
+	}
+}
+
+// TestWritableOpenReadsLittle: opening a store for writing reads its
+// freelist from the file rather than rebuilding it by walking every page
+// (bbolt's NoFreelistSync), which mapped the whole store into the process:
+// a two-message ingest into a 100k-chunk home took 343 MiB.
+func TestWritableOpenReadsLittle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	s, err := Open(path, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(func(tx *Tx) error {
+		for i := range 4000 {
+			if err := tx.PutVector("n", at(i), "v"+strconv.Itoa(i), make([]float32, 256)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(path, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Update(func(tx *Tx) error { return tx.PutVector("n", at(5000), "w", make([]float32, 256)) }); err != nil {
+		t.Fatal(err)
+	}
+	if kb := mappedRSS(t, FileName); kb > int(fi.Size()/1024)/2 { // large folios map 2 MiB around a touch
+		t.Errorf("opening a %d KiB store for writing mapped %d KiB of it", fi.Size()/1024, kb)
 	}
 }

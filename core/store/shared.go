@@ -219,8 +219,15 @@ func (s *Store) wait() time.Duration {
 	return s.opts.LockWait
 }
 
+// boltOptions are the options of the store's bbolt file. The freelist is
+// written with every commit (bbolt's default): with NoFreelistSync, every
+// open for writing rebuilt it by walking every page of the file, which
+// mapped the whole store into the process (a two-message ingest into a
+// 100k-chunk home: 343 MiB of RSS, and seconds with a cold page cache),
+// at no measurable gain in ingest speed. A file written without it has
+// its freelist rebuilt once, at its next open for writing.
 func (s *Store) boltOptions(readOnly bool, timeout time.Duration) *bolt.Options {
-	return &bolt.Options{Timeout: max(timeout, time.Millisecond), ReadOnly: readOnly, NoFreelistSync: true, FreelistType: bolt.FreelistMapType}
+	return &bolt.Options{Timeout: max(timeout, time.Millisecond), ReadOnly: readOnly, FreelistType: bolt.FreelistMapType}
 }
 
 func (s *Store) openErr(err error) error {
