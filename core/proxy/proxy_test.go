@@ -346,7 +346,20 @@ func TestTakeoverBudgetHoldsChineseAndEnglish(t *testing.T) {
 func TestTakeoverRetryIsStoredOnce(t *testing.T) {
 	var mu sync.Mutex
 	fail := true
-	v := newEnv(t, func(proxytest.Request) proxytest.Reply {
+	// The copies of the parallel request below are answered only when
+	// all four have reached the model, so that they are at once: a copy
+	// that came after another's answer was stored would be a new message
+	// (as the sequential part of this test shows), and whether one does
+	// depended on how fast the engine stores.
+	const copies = 4
+	parallel := "Parallel copies of one request."
+	var arrived sync.WaitGroup
+	arrived.Add(copies)
+	v := newEnv(t, func(r proxytest.Request) proxytest.Reply {
+		if n := len(r.Messages); n > 0 && r.Messages[n-1].Content == parallel {
+			arrived.Done()
+			waitOrTimeout(&arrived, 10*time.Second)
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if fail {
@@ -380,8 +393,8 @@ func TestTakeoverRetryIsStoredOnce(t *testing.T) {
 	}
 	// Two copies of one request at once store it once.
 	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() { v.post("r2", userMsg("Parallel copies of one request.")) })
+	for range copies {
+		wg.Go(func() { v.post("r2", userMsg(parallel)) })
 	}
 	wg.Wait()
 	var users int
@@ -740,5 +753,15 @@ func TestTakeoverNewChecksTheUpstream(t *testing.T) {
 	}
 	if _, err := proxy.New(e, proxy.Options{Config: core.TakeoverConfig{Upstream: "http://127.0.0.1:11434/v1"}}); err != nil {
 		t.Errorf("a good upstream: %v", err)
+	}
+}
+
+// waitOrTimeout waits for wg, or for d.
+func waitOrTimeout(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
 	}
 }
