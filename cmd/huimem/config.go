@@ -81,6 +81,7 @@ var otherEnv = []string{
 	"HUIMEM_TOKEN",          // the bearer token in docs/mcp.md's examples
 	"HUIMEM_NET_TESTS",      // tests that use the network
 	"HUIMEM_BENCH_LARGE",    // the large benchmarks
+	"HUIMEM_BENCH_POOL",     // core/vector's pool-depth benchmarks
 	"HUIMEM_REQUIRE_MODELS", // tests that must find the model weights
 	"HUIMEM_REQUIRE_SHARED",
 	"HUIMEM_SHARED",
