@@ -88,17 +88,7 @@ func (t *Tx) ScanVectorCodes(ns string, from, to time.Time, fn func(id string, u
 	if b == nil {
 		return nil
 	}
-	prefix := NamespacePrefix(ns)
-	start := prefix
-	if !from.IsZero() {
-		tk := TimeKey(from)
-		start = append(bytes.Clone(prefix), tk[:]...)
-	}
-	var stop []byte
-	if !to.IsZero() {
-		tk := TimeKey(to)
-		stop = append(bytes.Clone(prefix), tk[:]...)
-	}
+	prefix, start, stop := vecRange(ns, from, to)
 	staged := t.stagedFilter()
 	c := b.Cursor()
 	for k, v := c.Seek(start); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {

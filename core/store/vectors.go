@@ -139,17 +139,7 @@ func (t *Tx) RawVector(id string) ([]byte, int64) {
 // valid only during the call. It reads what was committed before the
 // transaction.
 func (t *Tx) ScanVectors(ns string, from, to time.Time, fn func(id string, unixNano int64, raw []byte) error) error {
-	prefix := NamespacePrefix(ns)
-	start := prefix
-	if !from.IsZero() {
-		tk := TimeKey(from)
-		start = append(bytes.Clone(prefix), tk[:]...)
-	}
-	var stop []byte
-	if !to.IsZero() {
-		tk := TimeKey(to)
-		stop = append(bytes.Clone(prefix), tk[:]...)
-	}
+	prefix, start, stop := vecRange(ns, from, to)
 	staged := t.stagedFilter()
 	var vecs Bucket
 	c := t.b(bVecTime).Cursor()
@@ -288,4 +278,22 @@ func (s *Store) inSteps(ctx context.Context, what string, step func(tx *Tx, from
 			return nil
 		}
 	}
+}
+
+// vecRange returns the keys that bound a scan of namespace ns's vectors
+// (or codes) with chunk times in [from, to): the namespace's prefix, the
+// key to seek, and the key to stop before (nil: the prefix's end). A
+// zero from or to leaves that side open.
+func vecRange(ns string, from, to time.Time) (prefix, start, stop []byte) {
+	prefix = NamespacePrefix(ns)
+	start = prefix
+	if !from.IsZero() {
+		tk := TimeKey(from)
+		start = append(bytes.Clone(prefix), tk[:]...)
+	}
+	if !to.IsZero() {
+		tk := TimeKey(to)
+		stop = append(bytes.Clone(prefix), tk[:]...)
+	}
+	return prefix, start, stop
 }

@@ -2,6 +2,7 @@
 // Use of this source code is governed by a BSD-style
 // license that can be found in the LICENSE file.
 
+//go:build (!amd64 && !arm64) || appengine || !gc || noasm
 // +build !amd64,!arm64 appengine !gc noasm
 
 package snappy

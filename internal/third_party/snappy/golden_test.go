@@ -13,11 +13,11 @@ package snappy
 // encodeBlock implementation (in encode_other.go) to replace the inlined
 // version of extendMatch.
 //
-//      s += 4
-//      s0 := s
-//      for i := candidate + 4; s < len(src) && src[i] == src[s]; i, s = i+1, s+1 {
-//      }
-//      println("{", candidate + 4, ",", s0, ",", s, "},")
+//	s += 4
+//	s0 := s
+//	for i := candidate + 4; s < len(src) && src[i] == src[s]; i, s = i+1, s+1 {
+//	}
+//	println("{", candidate + 4, ",", s0, ",", s, "},")
 //
 // and running "go test -test.run=EncodeGoldenInput -tags=noasm".
 var extendMatchGoldenTestCases = []struct {
