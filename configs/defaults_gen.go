@@ -41,7 +41,7 @@ func DefaultMap() map[string]any {
 		},
 		"retriever": map[string]any{
 			"bm25_weight":             float64(0.9),
-			"context_boost":           float64(1),
+			"context_boost":           float64(0.3),
 			"context_window":          0,
 			"enable_progressive_scan": false,
 			"fusion":                  "score",

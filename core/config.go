@@ -99,8 +99,11 @@ type RetrieverConfig struct {
 	// VectorWeight and BM25Weight weigh the two normalised signals.
 	VectorWeight float64 `mapstructure:"vector_weight" json:"vector_weight" yaml:"vector_weight"`
 	BM25Weight   float64 `mapstructure:"bm25_weight" json:"bm25_weight" yaml:"bm25_weight"`
-	// ContextBoost weighs matches in a chunk's neighbours' text against
-	// matches in its own text, in BM25; 0 turns it off. Nil means the
+	// ContextBoost weighs a chunk's neighbours' BM25 scores against its
+	// own: at query time, each candidate's BM25 signal gains ContextBoost
+	// times its previous chunk's own score and half that times its next
+	// chunk's, so that the turn that answers a question is found by the
+	// question's words in the turn before it; 0 turns it off. Nil means the
 	// default, [DefaultContextBoost].
 	ContextBoost *float64 `mapstructure:"context_boost" json:"context_boost" yaml:"context_boost"`
 	// ReplyBoost weighs matches in a chunk's assistant messages against
@@ -171,7 +174,7 @@ const (
 	DefaultVectorWeight = 0.1
 	DefaultBM25Weight   = 0.9
 	// DefaultContextBoost is the default of RetrieverConfig.ContextBoost.
-	DefaultContextBoost = 1.0
+	DefaultContextBoost = 0.3
 	// DefaultReplyBoost is the default of RetrieverConfig.ReplyBoost.
 	DefaultReplyBoost = 0.3
 	// DefaultMinRelevance is the default of RetrieverConfig.MinRelevance.

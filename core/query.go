@@ -61,7 +61,7 @@ type Hit struct {
 	// query, in [0, 1], comparable across queries (unlike Score, which is
 	// relative to the candidate pool): the IDF-weighted share of the
 	// query's terms that the chunk holds, its neighbours' terms counting
-	// at the context boost. Recall drops hits below
+	// too unless retriever.context_boost is 0. Recall drops hits below
 	// retriever.min_relevance. Neighbours carry 0.
 	Relevance   float64     `json:"relevance"`
 	ContextRole ContextRole `json:"context_role"`

@@ -1,6 +1,10 @@
 package engine
 
-import "context"
+import (
+	"cmp"
+	"context"
+	"slices"
+)
 
 // fuse normalises each signal within the pool to [0, 1] by min-max, adds
 // session-level evidence to the BM25 signal (see sessionEvidence), and
@@ -32,6 +36,9 @@ func (e *Engine) fuse(ctx context.Context, ix Lexical, ns string, pool []*cand) 
 			return err
 		}
 	}
+	if r.Fusion == "rrf" {
+		rankBM25(pool)
+	}
 	for _, c := range pool {
 		if r.Fusion == "rrf" {
 			const k = 60
@@ -47,4 +54,25 @@ func (e *Engine) fuse(ctx context.Context, ix Lexical, ns string, pool []*cand) 
 		c.score = r.VectorWeight*c.nv + r.BM25Weight*c.nb
 	}
 	return nil
+}
+
+// rankBM25 ranks the candidates that have BM25 evidence by their BM25
+// signal, best first, as the BM25 search orders its matches (score, then
+// id): with the neighbour context added, a candidate's place in the BM25
+// list is not where the search put it, and a candidate that the context
+// brought in has one only now.
+func rankBM25(pool []*cand) {
+	var ranked []*cand
+	for _, c := range pool {
+		c.bmRank = 0
+		if c.bm25 > 0 {
+			ranked = append(ranked, c)
+		}
+	}
+	slices.SortFunc(ranked, func(a, b *cand) int {
+		return cmp.Or(cmp.Compare(b.bm25, a.bm25), cmp.Compare(a.id, b.id))
+	})
+	for i, c := range ranked {
+		c.bmRank = i + 1
+	}
 }

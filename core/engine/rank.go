@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/huimemory/huimemory/core/index"
+	"github.com/huimemory/huimemory/core/store"
 )
 
 // relevance scores chunks against one query on an absolute scale, the
@@ -13,6 +14,7 @@ import (
 // neighbours' text counting at the context weight. It reads the index's
 // document frequencies and postings, never the chunks' text.
 type relevance struct {
+	e     *Engine
 	ix    Lexical
 	terms []string
 	idf   []float64
@@ -23,7 +25,12 @@ type relevance struct {
 
 // newRelevance prepares the relevance of chunks to text.
 func (e *Engine) newRelevance(ctx context.Context, ix Lexical, text string) (*relevance, error) {
-	r := &relevance{ix: ix, ctxW: min(*e.cfg.Retriever.ContextBoost, 1)}
+	r := &relevance{ix: ix, e: e}
+	if *e.cfg.Retriever.ContextBoost > 0 {
+		// The neighbours' words count in full: relevance asks whether the
+		// chunk, read with its neighbours, answers the query at all.
+		r.ctxW = 1
+	}
 	seen := map[string]bool{}
 	for _, t := range ix.Analyze(text) {
 		if !seen[t] {
@@ -53,17 +60,37 @@ func (r *relevance) of(ctx context.Context, ids []string) ([]float64, error) {
 	if r.total == 0 {
 		return out, nil
 	}
-	pres, err := r.ix.Presence(ctx, ids, r.terms)
+	// The neighbours' presence is read with the chunks': a term in a
+	// neighbour's own text is in the chunk's context. (An index built before
+	// context moved to query time also reports its ctx field as InContext,
+	// which says the same.)
+	all, hs := ids, map[string]store.ChunkHead{}
+	if r.ctxW > 0 {
+		if err := r.e.heads(hs, ids); err != nil {
+			return nil, err
+		}
+		in := map[string]bool{}
+		for _, id := range ids {
+			in[id] = true
+		}
+		all = append(slices.Clip(ids), neighbourIDs(hs, ids, func(id string) bool { return in[id] })...)
+	}
+	pres, err := r.ix.Presence(ctx, all, r.terms)
 	if err != nil {
 		return nil, err
 	}
-	for i, p := range pres {
+	row := make(map[string][]uint8, len(all))
+	for i, id := range all {
+		row[id] = pres[i]
+	}
+	for i, id := range ids {
+		p, h := pres[i], hs[id]
 		var sum float64
 		for j, w := range r.idf {
-			switch p[j] {
-			case index.InChunk:
+			switch {
+			case p[j] == index.InChunk:
 				sum += w
-			case index.InContext:
+			case p[j] == index.InContext || inChunk(row[h.Prev], j) || inChunk(row[h.Next], j):
 				sum += r.ctxW * w
 			}
 		}
@@ -71,6 +98,10 @@ func (r *relevance) of(ctx context.Context, ids []string) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// inChunk reports whether a presence row (nil: no such chunk) has term j
+// in the chunk's own text.
+func inChunk(p []uint8, j int) bool { return p != nil && p[j] == index.InChunk }
 
 // minFloorChunks is the smallest index on which the relevance floor
 // applies: document frequencies over a few hundred chunks say little about

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
@@ -17,7 +18,9 @@ import (
 // candidates, best first. The caller holds ixMu for reading.
 func (e *Engine) search(ctx context.Context, ix Lexical, p params) ([]cand, error) {
 	r := e.cfg.Retriever
-	bq := index.Search{Text: p.text, ContextBoost: *r.ContextBoost, ReplyBoost: *r.ReplyBoost, NS: p.ns, Since: p.since, Before: p.before, Size: p.pool}
+	// Neighbours count at query time (addContext), not through the index's
+	// ctx field, which ingest no longer fills.
+	bq := index.Search{Text: p.text, ReplyBoost: *r.ReplyBoost, NS: p.ns, Since: p.since, Before: p.before, Size: p.pool}
 	if p.filter != nil {
 		bq.Filter = p.filter.expr
 	}
@@ -25,12 +28,33 @@ func (e *Engine) search(ctx context.Context, ix Lexical, p params) ([]cand, erro
 	if err := pl.addBM25(ctx, ix, bq); err != nil {
 		return nil, err
 	}
+	// Neighbour context (neighbours.go): the in-scope neighbours of the
+	// BM25 candidates join the pool, and the neighbours of every candidate
+	// are scored with the candidates that lack a BM25 score.
+	boost := *r.ContextBoost
+	var hs map[string]store.ChunkHead
+	if boost > 0 && p.text != "" {
+		var err error
+		if hs, err = e.addNeighbours(p, pl); err != nil {
+			return nil, err
+		}
+	}
 	qv, err := e.addVectors(ctx, ix, p, pl)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.fillSignals(ctx, ix, bq, qv, pl); err != nil {
+	var around []string
+	if hs != nil {
+		if around, err = e.contextIDs(pl, hs); err != nil {
+			return nil, err
+		}
+	}
+	own, err := e.fillSignals(ctx, ix, bq, qv, pl, around)
+	if err != nil {
 		return nil, err
+	}
+	if hs != nil {
+		addContext(pl, hs, own, boost)
 	}
 	// A candidate with no shared term and no positive similarity is no
 	// evidence at all.
@@ -119,27 +143,39 @@ func (e *Engine) addVectors(ctx context.Context, ix Lexical, p params, pl *candP
 }
 
 // fillSignals gives every candidate the signal that its list did not,
-// exactly: the BM25 score of those only the vectors found, and the cosine
-// (and time) of those only BM25 found.
-func (e *Engine) fillSignals(ctx context.Context, ix Lexical, bq index.Search, qv []float32, pl *candPool) error {
+// exactly: the BM25 score of those only the vectors (or the neighbour
+// context) found, and the cosine (and time) of those only BM25 found. It
+// returns the BM25 scores of the chunks in also, which are not
+// candidates (see neighbours.go); those that share no term are absent.
+func (e *Engine) fillSignals(ctx context.Context, ix Lexical, bq index.Search, qv []float32, pl *candPool, also []string) (map[string]float64, error) {
 	var needBM []string
 	for _, c := range pl.order {
 		if c.bm25 < 0 {
 			needBM = append(needBM, c.id)
 		}
 	}
-	if len(needBM) > 0 && bq.Text != "" {
-		bq.IDs, bq.Size = needBM, len(needBM)
+	var own map[string]float64
+	if len(also) > 0 {
+		own = make(map[string]float64, len(also))
+	}
+	if len(needBM)+len(also) > 0 && bq.Text != "" {
+		// Every candidate is in the search's scope already, and scores do
+		// not depend on it: the chunks of also need not be.
+		ids := append(needBM, also...)
+		bq.IDs, bq.Size, bq.Since, bq.Before, bq.Filter = ids, len(ids), time.Time{}, time.Time{}, nil
 		more, err := ix.Search(ctx, bq)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, m := range more {
-			c := pl.byID[m.ID]
-			c.bm25, c.session = m.Score, m.Session
+			if c := pl.byID[m.ID]; c != nil {
+				c.bm25, c.session = m.Score, m.Session
+			} else {
+				own[m.ID] = m.Score
+			}
 		}
 	}
-	return e.st.View(func(tx *store.Tx) error {
+	return own, e.st.View(func(tx *store.Tx) error {
 		for _, c := range pl.order {
 			if c.bm25 < 0 {
 				c.bm25 = 0

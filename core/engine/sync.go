@@ -138,11 +138,9 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 	limit := batchBytes(len(ids)) // issue 15
 	for start := 0; start < len(ids); {
 		var docs []index.Doc
-		var parts [][]string
 		var deletes []string
 		end := start
 		err := e.st.View(func(tx *store.Tx) error {
-			cache := docCache{}
 			size := 0
 			for ; end < len(ids) && end-start < indexBatch && size < limit; end++ {
 				id := ids[end]
@@ -154,12 +152,12 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				d, cparts, err := e.docWith(tx, c, cache)
+				d, err := e.doc(tx, c)
 				if err != nil {
 					return err
 				}
-				size += index.DocBytes(&d, cparts)
-				docs, parts = append(docs, d), append(parts, cparts)
+				size += index.DocBytes(&d, nil)
+				docs = append(docs, d)
 			}
 			return nil
 		})
@@ -181,7 +179,7 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 		if end >= len(ids) {
 			g = gen
 		}
-		if err := e.ix.ApplyParts(docs, parts, deletes, g); err != nil {
+		if err := e.ix.Apply(docs, deletes, g); err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
@@ -192,60 +190,18 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 	return e.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) })
 }
 
-// doc builds the index document of a stored chunk.
+// doc builds the index document of a stored chunk: its own text and
+// reply. Its neighbours count at query time (see neighbours.go).
 func (e *Engine) doc(tx *store.Tx, c *store.Chunk) (index.Doc, error) {
-	d, ctx, err := e.docWith(tx, c, nil)
-	d.Context = strings.Join(ctx, "\n")
-	return d, err
-}
-
-// docCache holds the text and reply of chunks read while building a
-// batch of documents: they are the context of the chunk's neighbours
-// (issue 13).
-type docCache map[string][2]string
-
-// docWith is doc with a cache of chunk texts (nil: none); it returns the
-// context as parts, for [index.Index.ApplyParts]: the neighbours' text and
-// reply, which analyse to the same terms as their content.
-func (e *Engine) docWith(tx *store.Tx, c *store.Chunk, cache docCache) (index.Doc, []string, error) {
 	chunk, err := e.hydrate(tx, c)
 	if err != nil {
-		return index.Doc{}, nil, err
+		return index.Doc{}, err
 	}
 	text, reply := splitRoles(chunk)
-	if cache != nil {
-		cache[c.ID] = [2]string{text, reply}
-	}
-	ctx := []string{} // issue 13: as parts, analysed once per batch
-	for _, id := range []string{c.Prev, c.Next} {
-		if id == "" {
-			continue
-		}
-		tr, ok := cache[id]
-		if !ok {
-			n, err := tx.Chunk(id)
-			if err != nil {
-				return index.Doc{}, nil, fmt.Errorf("neighbour of chunk %s: %w", c.ID, err)
-			}
-			nc, err := e.hydrate(tx, n)
-			if err != nil {
-				return index.Doc{}, nil, err
-			}
-			tr[0], tr[1] = splitRoles(nc)
-			if cache != nil {
-				cache[id] = tr
-			}
-		}
-		for _, s := range tr {
-			if s != "" {
-				ctx = append(ctx, s)
-			}
-		}
-	}
 	return index.Doc{
 		ID: c.ID, NS: c.NS, Session: c.Session, Time: chunk.Time, Text: text, Reply: reply,
 		Roles: c.Roles, Speakers: c.Speakers, Topic: c.Topic, Types: chunk.MemoryTypes(),
-	}, ctx, nil
+	}, nil
 }
 
 // splitRoles returns a chunk's content without its assistant messages, and
@@ -321,35 +277,30 @@ func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total i
 		defer beginBulkGC()() // issue 15: see ingestgc.go
 		chunks, _ := tx.Counts()
 		limit := batchBytes(chunks) // issue 15
-		cache := docCache{}         // issue 13
 		var docs []index.Doc
-		var parts [][]string // issue 13
-		size := 0            // issue 15: batches bounded by text, as in applyOutbox
+		size := 0 // issue 15: batches bounded by text, as in applyOutbox
 		flush := func() error {
 			if len(docs) == 0 {
 				return nil
 			}
-			err := ix.ApplyParts(docs, parts, nil, 0)
+			err := ix.Apply(docs, nil, 0)
 			if total/50000 < (total+len(docs))/50000 {
 				e.logf("huimem: indexed %d chunks", total+len(docs))
 			}
 			total += len(docs)
-			docs, parts, size = docs[:0], parts[:0], 0
+			docs, size = docs[:0], 0
 			return err
 		}
 		err := tx.ForEachChunk(func(c *store.Chunk) error {
 			if tx.StagedChunk(c.ID) { // issue 13: an unpublished stage (ingeststage.go)
 				return nil
 			}
-			if len(cache) > 4*indexBatch { // issue 13
-				clear(cache)
-			}
-			d, cparts, err := e.docWith(tx, c, cache)
+			d, err := e.doc(tx, c)
 			if err != nil {
 				return err
 			}
-			docs, parts = append(docs, d), append(parts, cparts)
-			size += index.DocBytes(&d, cparts)
+			docs = append(docs, d)
+			size += index.DocBytes(&d, nil)
 			if len(docs) >= indexBatch || size >= limit {
 				if err := ctx.Err(); err != nil {
 					return err

@@ -75,6 +75,8 @@ func (r MsgRef) Key(ns, session string) []byte {
 }
 
 // Chunk is a chunk as stored. Its messages are references into msgs.
+// The order of the fields is part of the record's format: ChunkHead reads
+// prev, next, n, s and t and stops there (chunkhead.go).
 type Chunk struct {
 	ID        string        `json:"id"`
 	Prev      string        `json:"prev,omitempty"`

@@ -88,6 +88,28 @@ func (t *Tx) Chunk(id string) (*Chunk, error) {
 	return &c, nil
 }
 
+// ChunkHead is the start of a stored chunk: its links, namespace, session
+// and time, read without decoding its messages.
+type ChunkHead struct {
+	Prev, Next string
+	NS         string
+	Session    string
+	Time       time.Time
+}
+
+// ChunkHead returns the head of a stored chunk; ok is false when no chunk
+// has the id. See [parseChunkHead].
+func (t *Tx) ChunkHead(id string) (h ChunkHead, ok bool, err error) {
+	v := t.get(bChunks, []byte(id))
+	if v == nil {
+		return h, false, nil
+	}
+	if h, err = parseChunkHead(v); err != nil {
+		return h, false, fmt.Errorf("decoding chunk %q: %w", id, err)
+	}
+	return h, true, nil
+}
+
 // ChunkID returns the id of the chunk with the given key, if stored.
 func (t *Tx) ChunkID(k core.ChunkKey) (string, bool) {
 	v := t.get(bChunkKeys, k[:])

@@ -1,0 +1,166 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// parseChunkHead reads the head of a chunk record (the JSON of [Chunk])
+// without decoding the rest: recall reads the links of a few hundred
+// chunks per query (the neighbour context), and a chunk's messages make
+// up most of its record. The record's fields come in [Chunk]'s order, so
+// the head's (prev, next, n, s, t) all precede the messages; parsing
+// stops at "t". A string with escapes is decoded by encoding/json; other
+// fields are skipped. Errors give the byte offset.
+func parseChunkHead(v []byte) (ChunkHead, error) {
+	var h ChunkHead
+	p := headParser{b: v}
+	if !p.expect('{') {
+		return h, p.err("expected '{'")
+	}
+	for {
+		if p.expect('}') {
+			return h, nil
+		}
+		key, err := p.str()
+		if err != nil {
+			return h, err
+		}
+		if !p.expect(':') {
+			return h, p.err("expected ':'")
+		}
+		var dst *string
+		switch key {
+		case "prev":
+			dst = &h.Prev
+		case "next":
+			dst = &h.Next
+		case "n":
+			dst = &h.NS
+		case "s":
+			dst = &h.Session
+		case "t":
+			ts, err := p.str()
+			if err != nil {
+				return h, err
+			}
+			if h.Time, err = time.Parse(time.RFC3339Nano, ts); err != nil {
+				return h, fmt.Errorf("time at byte %d: %w", p.i, err)
+			}
+			return h, nil
+		}
+		if dst != nil {
+			if *dst, err = p.str(); err != nil {
+				return h, err
+			}
+		} else if err := p.skip(); err != nil {
+			return h, err
+		}
+		if !p.expect(',') && !p.peek('}') {
+			return h, p.err("expected ',' or '}'")
+		}
+	}
+}
+
+// headParser is a cursor over one JSON record.
+type headParser struct {
+	b []byte
+	i int
+}
+
+func (p *headParser) err(msg string) error {
+	return fmt.Errorf("%s at byte %d", msg, p.i)
+}
+
+func (p *headParser) ws() {
+	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\t' || p.b[p.i] == '\n' || p.b[p.i] == '\r') {
+		p.i++
+	}
+}
+
+// peek reports whether the next byte after white space is c.
+func (p *headParser) peek(c byte) bool {
+	p.ws()
+	return p.i < len(p.b) && p.b[p.i] == c
+}
+
+// expect consumes c if it is the next byte after white space.
+func (p *headParser) expect(c byte) bool {
+	if p.peek(c) {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// str reads a JSON string.
+func (p *headParser) str() (string, error) {
+	if !p.peek('"') {
+		return "", p.err("expected a string")
+	}
+	start, escaped := p.i, false
+	for p.i++; p.i < len(p.b); p.i++ {
+		switch p.b[p.i] {
+		case '\\':
+			escaped = true
+			p.i++
+		case '"':
+			p.i++
+			raw := p.b[start:p.i]
+			if !escaped {
+				return string(raw[1 : len(raw)-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return "", fmt.Errorf("string at byte %d: %w", start, err)
+			}
+			return s, nil
+		}
+	}
+	p.i = start
+	return "", p.err("unterminated string")
+}
+
+// skip passes over one JSON value of any kind. Values are not validated
+// beyond their nesting: parseChunkHead reads records the store wrote.
+func (p *headParser) skip() error {
+	p.ws()
+	if p.i >= len(p.b) {
+		return p.err("expected a value")
+	}
+	switch p.b[p.i] {
+	case '"':
+		_, err := p.str()
+		return err
+	case '{', '[':
+		depth := 0
+		for p.i < len(p.b) {
+			switch p.b[p.i] {
+			case '"':
+				if _, err := p.str(); err != nil {
+					return err
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					p.i++
+					return nil
+				}
+			}
+			p.i++
+		}
+		return p.err("unterminated value")
+	}
+	start := p.i
+	for p.i < len(p.b) && !strings.ContainsRune(",}] \t\r\n", rune(p.b[p.i])) {
+		p.i++
+	}
+	if p.i == start {
+		return p.err("expected a value")
+	}
+	return nil
+}
