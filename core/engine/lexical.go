@@ -12,7 +12,6 @@ import (
 // they mean on [index.Index].
 type Lexical interface {
 	Apply(docs []index.Doc, deletes []string, gen uint64) error
-	ApplyParts(docs []index.Doc, parts [][]string, deletes []string, gen uint64) error
 	Search(ctx context.Context, s index.Search) ([]index.Match, error)
 	Matching(ctx context.Context, s index.Search) ([]string, error)
 	Analyze(text string) []string

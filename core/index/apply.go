@@ -21,8 +21,16 @@ import (
 // with the batch's text (bleve analyses it all before it writes a
 // segment): callers bound a batch by count and bytes (see [DocBytes]).
 func (x *Index) ApplyParts(docs []Doc, parts [][]string, deletes []string, gen uint64) error {
+	return x.applyParts(docs, parts, deletes, gen, true)
+}
+
+// applyParts is ApplyParts; share is whether strings repeat across the
+// batch's documents, so that their analysis is worth keeping until the
+// batch is written.
+func (x *Index) applyParts(docs []Doc, parts [][]string, deletes []string, gen uint64, share bool) error {
 	batch := x.b.NewBatch()
 	ctx := newContextAnalysis(x.b.Mapping().AnalyzerNamed(AnalyzerName))
+	ctx.share = share
 	for i := range docs {
 		d := &docs[i]
 		var p []string
@@ -115,6 +123,7 @@ func countsOnly(o bindex.FieldIndexingOptions) bool {
 // once, by the first worker that needs it.
 type contextAnalysis struct {
 	an    analysis.Analyzer
+	share bool // keep each string's analysis for the batch (else: none is kept)
 	mu    sync.Mutex
 	parts map[string]*partTokens
 }
@@ -170,6 +179,9 @@ func (c *contextAnalysis) tokens(parts []string, positions bool) analysis.TokenS
 }
 
 func (c *contextAnalysis) part(p string) *partTokens {
+	if !c.share {
+		return &partTokens{}
+	}
 	c.mu.Lock()
 	pt := c.parts[p]
 	if pt == nil {

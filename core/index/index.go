@@ -223,22 +223,20 @@ func (x *Index) Gen() (uint64, error) {
 func (x *Index) Count() (uint64, error) { return x.b.DocCount() }
 
 // Apply indexes docs, removes the ids in deletes and records gen, all in
-// one batch. The batch is on disk when Apply returns.
+// one batch. The batch is on disk when Apply returns. It analyses as
+// [Index.ApplyParts] does (a stem cache; term counts without token
+// streams), but keeps nothing of a document's analysis once it is
+// indexed: without parts, no string repeats across documents. The index
+// is the one bleve's own Batch.Index would build.
 func (x *Index) Apply(docs []Doc, deletes []string, gen uint64) error {
-	batch := x.b.NewBatch()
+	parts := make([][]string, len(docs))
 	for i := range docs {
-		if err := batch.Index(docs[i].ID, docs[i].fields()); err != nil {
-			return fmt.Errorf("indexing chunk %s: %w", docs[i].ID, err)
+		parts[i] = []string{}
+		if c := docs[i].Context; c != "" {
+			parts[i] = []string{c}
 		}
 	}
-	for _, id := range deletes {
-		batch.Delete(id)
-	}
-	batch.SetInternal(keyGen, []byte(strconv.FormatUint(gen, 10)))
-	if err := x.b.Batch(batch); err != nil {
-		return fmt.Errorf("writing index batch: %w", err)
-	}
-	return nil
+	return x.applyParts(docs, parts, deletes, gen, false)
 }
 
 // Analyze returns the terms the index would make of text, in order, with
