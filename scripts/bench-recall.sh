@@ -38,13 +38,13 @@ uselite=${HUIMEM_USELITE_DIR:-$HOME/.cache/huimem/models/use-lite}
 polluted_all=${HUIMEM_BENCH_POLLUTED:-}
 
 R=HUIMEM_RETRIEVER
-old="${R}_VECTOR_WEIGHT=0.6 ${R}_BM25_WEIGHT=0.4 ${R}_CONTEXT_BOOST=0.3 ${R}_REPLY_BOOST=1 ${R}_SESSION_BOOST=0 ${R}_MIN_RELEVANCE=0"
+old="${R}_VECTOR_WEIGHT=0.6 ${R}_BM25_WEIGHT=0.4 ${R}_REPLY_BOOST=1 ${R}_SESSION_BOOST=0 ${R}_MIN_RELEVANCE=0"
 UL=HUIMEM_EMBEDDING_NAME=use-lite
 # label | environment | nopol (optional)
 configs=(
-  "round-1 weights (hash 0.6/0.4, context 0.3, reply field at 1.0, no floor)|$old"
+  "round-1 weights (hash 0.6/0.4, reply field at 1.0, no floor)|$old"
   "+ assistant text in its own field (reply 0.3)|${old/REPLY_BOOST=1/REPLY_BOOST=0.3}"
-  "+ weights 0.1/0.9, context 1.0|${R}_CONTEXT_BOOST=1 ${R}_SESSION_BOOST=0 ${R}_MIN_RELEVANCE=0"
+  "+ weights 0.1/0.9|${R}_SESSION_BOOST=0 ${R}_MIN_RELEVANCE=0"
   "+ session evidence 0.4 (defaults without the floor)|${R}_MIN_RELEVANCE=0"
   "**defaults** (+ min_relevance 0.3)|"
   "ablation: floor 0.25|${R}_MIN_RELEVANCE=0.25|nopol"
@@ -53,7 +53,9 @@ configs=(
   "ablation: reply field weight 0 (assistant words ignored)|${R}_REPLY_BOOST=0|nopol"
   "ablation: no session evidence|${R}_SESSION_BOOST=0|nopol"
   "ablation: session evidence 1.0|${R}_SESSION_BOOST=1|nopol"
-  "ablation: context 0.3|${R}_CONTEXT_BOOST=0.3|nopol"
+  "ablation: context 0 (neighbours ignored)|${R}_CONTEXT_BOOST=0|nopol"
+  "ablation: context 0.6|${R}_CONTEXT_BOOST=0.6|nopol"
+  "ablation: context 0, no floor|${R}_CONTEXT_BOOST=0 ${R}_MIN_RELEVANCE=0|nopol"
   "ablation: pool factor 10|${R}_POOL_FACTOR=10|nopol"
   "ablation: hash 0.6/0.4|${R}_VECTOR_WEIGHT=0.6 ${R}_BM25_WEIGHT=0.4|nopol"
   "ablation: BM25 only|${R}_VECTOR_WEIGHT=0 ${R}_BM25_WEIGHT=1|nopol"

@@ -86,7 +86,7 @@ func logical(t testing.TB, e *Engine) string {
 					return err
 				}
 				vec, _ := tx.Vector(id)
-				fmt.Fprintf(&b, "  chunk %s prev=%s next=%s %s %d-%d %s ctx=%s vec=%d roles=%v\n", c.ID, c.Prev, c.Next, c.Time, c.LineStart, c.LineEnd, c.Hash[:12], c.CtxHash, len(vec), c.Roles)
+				fmt.Fprintf(&b, "  chunk %s prev=%s next=%s %s %d-%d %s vec=%d roles=%v\n", c.ID, c.Prev, c.Next, c.Time, c.LineStart, c.LineEnd, c.Hash[:12], len(vec), c.Roles)
 			}
 			return nil
 		})

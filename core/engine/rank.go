@@ -11,16 +11,17 @@ import (
 // relevance scores chunks against one query on an absolute scale, the
 // same for every query: the IDF-weighted share of the query's distinct
 // terms that the chunk's own text holds, a term found only in its
-// neighbours' text counting at the context weight. It reads the index's
-// document frequencies and postings, never the chunks' text.
+// neighbours' text (previous or next chunk) counting at ctxW. It reads the
+// index's document frequencies and postings, and the chunks' links from
+// the store, never the chunks' text.
 type relevance struct {
 	e     *Engine
 	ix    Lexical
 	terms []string
 	idf   []float64
 	total float64
-	ctxW  float64
-	n     uint64 // chunks in the index
+	ctxW  float64 // 1, or 0 when context_boost is 0
+	n     uint64  // chunks in the index
 }
 
 // newRelevance prepares the relevance of chunks to text.

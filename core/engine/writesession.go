@@ -2,8 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"time"
@@ -73,25 +71,16 @@ func putChunks(tx *store.Tx, p *sessionPlan, ids []string) ([]touchedChunk, int,
 	return touched, changed, nil
 }
 
-// linkChunks sets each planned chunk's prev/next ids and the hash of its
-// neighbours' content, and marks its index fields changed when that hash
-// changed.
+// linkChunks sets each planned chunk's prev/next ids. A chunk whose
+// neighbours change is not indexed again: the index holds each chunk's own
+// text, and recall adds the neighbours' at query time (neighbours.go).
 func linkChunks(p *sessionPlan, ids []string) {
 	for i, c := range p.chunks {
-		var ctx string
 		if i > 0 {
 			c.rec.Prev = ids[i-1]
-			ctx = p.chunks[i-1].rec.Hash
 		}
-		ctx += "/"
 		if i+1 < len(ids) {
 			c.rec.Next = ids[i+1]
-			ctx += p.chunks[i+1].rec.Hash
-		}
-		sum := sha256.Sum256([]byte(ctx))
-		c.rec.CtxHash = hex.EncodeToString(sum[:8])
-		if c.old != nil && c.old.CtxHash != c.rec.CtxHash {
-			c.fields = true // the neighbours' text is indexed with the chunk
 		}
 	}
 }

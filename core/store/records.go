@@ -101,9 +101,6 @@ type Chunk struct {
 	// Hash is the sha256 of the chunk's content, so that an unchanged
 	// chunk keeps its vector.
 	Hash string `json:"h"`
-	// CtxHash changes when the content of the chunk's neighbours changes,
-	// whose text is indexed with the chunk as context.
-	CtxHash string `json:"ch,omitempty"`
 	// PendingExtract names the extractors that failed on the chunk and
 	// are to be retried (see pending.go).
 	PendingExtract []string `json:"px,omitempty"`
