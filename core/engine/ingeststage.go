@@ -53,56 +53,6 @@ func pullBatch(next func() (core.Message, error, bool), limit int) (batch []core
 	return batch, true, nil
 }
 
-// batchReader reads a staged ingest's batches one ahead of the stage, in
-// a goroutine of its own: next is called from that goroutine only, and
-// never after stop has returned.
-type batchReader struct {
-	out  chan pulledBatch
-	quit chan struct{}
-}
-
-type pulledBatch struct {
-	batch []core.Message
-	more  bool
-	err   error
-}
-
-// prefetch starts reading the batches of next (see pullBatch).
-func prefetch(next func() (core.Message, error, bool), limit int) *batchReader {
-	r := &batchReader{out: make(chan pulledBatch, 1), quit: make(chan struct{})}
-	go func() {
-		defer close(r.out)
-		for {
-			b, more, err := pullBatch(next, limit)
-			select {
-			case r.out <- pulledBatch{b, more, err}:
-			case <-r.quit:
-				return
-			}
-			if !more || err != nil {
-				return
-			}
-		}
-	}()
-	return r
-}
-
-// pull returns the next batch, as pullBatch would.
-func (r *batchReader) pull() ([]core.Message, bool, error) {
-	p, ok := <-r.out
-	if !ok {
-		return nil, false, nil
-	}
-	return p.batch, p.more, p.err
-}
-
-// stop ends the reading and waits until next is no longer called.
-func (r *batchReader) stop() {
-	close(r.quit)
-	for range r.out {
-	}
-}
-
 // stageRun is one staged ingest in progress.
 type stageRun struct {
 	info     *store.StageInfo
@@ -143,11 +93,6 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 		}
 		return run.res, err
 	}
-	// The next batch is read and parsed while this one is staged, on the
-	// other core (the stage's own work, which depends on the batches
-	// before, stays in order).
-	ahead := prefetch(next, limit)
-	defer ahead.stop()
 	batch, more := first, true
 	for {
 		if err := ctx.Err(); err != nil {
@@ -159,7 +104,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 		if !more {
 			break
 		}
-		if batch, more, err = ahead.pull(); err != nil {
+		if batch, more, err = pullBatch(next, limit); err != nil {
 			return fail(err)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -227,62 +226,4 @@ func TestUnpublishedStageIsInvisible(t *testing.T) {
 		t.Errorf("re-running the ingest after a crash differs from a clean ingest (-clean +rerun):\n%s", diff)
 	}
 	_ = os.Remove(path)
-}
-
-// TestBatchReader checks the read-ahead of a staged ingest: batches come
-// in order with the stream's end and error, and after stop returns the
-// stream is no longer read, whether it ended or not.
-func TestBatchReader(t *testing.T) {
-	stream := func(n int, failAt int) (func() (core.Message, error, bool), *atomic.Int64) {
-		var calls atomic.Int64
-		return func() (core.Message, error, bool) {
-			i := int(calls.Add(1)) - 1
-			if i == failAt {
-				return core.Message{}, fmt.Errorf("line %d: bad", i+1), true
-			}
-			if n >= 0 && i >= n {
-				return core.Message{}, nil, false
-			}
-			return core.Message{Session: "s", Text: fmt.Sprint(i)}, nil, true
-		}, &calls
-	}
-	tests := []struct {
-		name    string
-		n, fail int // messages in the stream (-1: endless), failing line (-1: none)
-		pulls   int
-		want    []int // sizes of the batches pulled
-		wantErr bool
-	}{
-		{"ends on a full batch", 6, -1, 3, []int{3, 3, 0}, false},
-		{"ends inside a batch", 7, -1, 3, []int{3, 3, 1}, false},
-		{"bad line", 100, 4, 2, []int{3, 0}, true},
-		{"stopped early", -1, -1, 1, []int{3}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			next, calls := stream(tt.n, tt.fail)
-			r := prefetch(next, 3)
-			var got []int
-			var err error
-			for range tt.pulls {
-				var b []core.Message
-				b, _, err = r.pull()
-				got = append(got, len(b))
-				if err != nil {
-					break
-				}
-			}
-			r.stop()
-			after := calls.Load()
-			if !slices.Equal(got, tt.want) || (err != nil) != tt.wantErr {
-				t.Errorf("batches %v, err %v; want %v, error %v", got, err, tt.want, tt.wantErr)
-			}
-			if _, _, err := r.pull(); err != nil {
-				t.Errorf("pull after stop: %v", err)
-			}
-			if calls.Load() != after {
-				t.Errorf("the stream was read after stop returned")
-			}
-		})
-	}
 }
