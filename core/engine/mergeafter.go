@@ -14,9 +14,9 @@ import (
 // statistics over the segments, so rankings also drift a little as the
 // background merger catches up (see core/index/merge.go).
 //
-// The index wants a merge when it has several segments and the chunks
-// outside the largest are more than a quarter of the largest's
-// (compactGrowth). An ingest that grew the index by a quarter itself ends
+// The index wants a merge when it has several segments, at least
+// mergeMinChunks chunks, and the chunks outside the largest are more than
+// a quarter of the largest's (compactGrowth). An ingest that grew the index by a quarter itself ends
 // by merging it then: searches get faster and rank the same from then
 // on. Smaller ingests (a sidecar's appends) never merge, so that they do
 // not stall on a merge of the whole index; the background merger keeps
@@ -35,6 +35,11 @@ type IndexMerge struct {
 	// Seconds is how long it took.
 	Seconds float64 `json:"seconds"`
 }
+
+// mergeMinChunks is the smallest index that a merge is worth: below it
+// searches are fast whatever the segments, and a few appends to a new home
+// (each adds a segment) would otherwise end in a merge and a log line.
+const mergeMinChunks = 64
 
 // segmentMerger is what the home's own index (core/index) offers beyond
 // [Lexical]; a backend's index has no segments to merge.
@@ -64,15 +69,16 @@ func (e *Engine) mergeIndexAfterIngest(ctx context.Context, minDocs uint64) *Ind
 }
 
 // mergeWanted returns the home's index if it is one that merges, and
-// whether it wants a merge: several segments, and more chunks outside
-// the largest than a quarter of the largest's.
+// whether it wants a merge: several segments, at least mergeMinChunks
+// chunks, and more chunks outside the largest than a quarter of the
+// largest's.
 func (e *Engine) mergeWanted() (segmentMerger, bool) {
 	m, ok := e.ix.(segmentMerger)
 	if on := e.cfg.Storage.CompactAfterIngest; !ok || e.backend != nil || (on != nil && !*on) {
 		return nil, false
 	}
 	st, err := m.SegmentStats()
-	if err != nil || st.Segments < 2 {
+	if err != nil || st.Segments < 2 || st.Total < mergeMinChunks {
 		return m, false
 	}
 	return m, float64(st.Total) > compactGrowth*float64(st.Largest)

@@ -10,8 +10,11 @@
 //	reply      the chunk's assistant messages, same analyzer, searched
 //	           with its own boost: BM25 normalises length per field, so a
 //	           long reply does not drown the user's short message
-//	ctx        the text of the chunks just before and after it in its
-//	           session, same analyzer, searched with a lower boost
+//	ctx        context given with the document (Doc.Context), same
+//	           analyzer, searched with Search.ContextBoost; the engine
+//	           leaves it empty since it adds the neighbours' scores at
+//	           query time, and indexes written before that hold the
+//	           text of the chunks just before and after each chunk
 //	time       the chunk's first message time (datetime)
 //	ns         namespace (keyword; "~" stands for the default namespace)
 //	session, role, speaker, topic, type   keywords, for filters

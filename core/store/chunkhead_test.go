@@ -9,9 +9,9 @@ import (
 	"github.com/huimemory/huimemory/core"
 )
 
-// headOf is what parseChunkHead must return for c: its fields as the full
-// decoder reads them.
-func headOf(t testing.TB, c Chunk) ChunkHead {
+// checkHead checks that parseChunkHead reads from c's record the fields
+// that the full decoder reads.
+func checkHead(t testing.TB, c Chunk) {
 	t.Helper()
 	raw, err := json.Marshal(c)
 	if err != nil {
@@ -21,7 +21,14 @@ func headOf(t testing.TB, c Chunk) ChunkHead {
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
-	return ChunkHead{Prev: back.Prev, Next: back.Next, NS: back.NS, Session: back.Session, Time: back.StartTime()}
+	want := ChunkHead{Prev: back.Prev, Next: back.Next, NS: back.NS, Session: back.Session, Time: back.StartTime()}
+	got, err := parseChunkHead(raw)
+	if err != nil {
+		t.Fatalf("parseChunkHead(%s): %v", raw, err)
+	}
+	if got.Prev != want.Prev || got.Next != want.Next || got.NS != want.NS || got.Session != want.Session || !got.Time.Equal(want.Time) {
+		t.Errorf("got %+v, want %+v from %s", got, want, raw)
+	}
 }
 
 func TestParseChunkHead(t *testing.T) {
@@ -49,18 +56,7 @@ func TestParseChunkHead(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := base
 			tt.edit(&c)
-			raw, err := json.Marshal(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := parseChunkHead(raw)
-			if err != nil {
-				t.Fatalf("parseChunkHead(%s): %v", raw, err)
-			}
-			want := headOf(t, c)
-			if got.Prev != want.Prev || got.Next != want.Next || got.NS != want.NS || got.Session != want.Session || !got.Time.Equal(want.Time) {
-				t.Errorf("got %+v, want %+v", got, want)
-			}
+			checkHead(t, c)
 		})
 	}
 }
@@ -97,18 +93,7 @@ func FuzzParseChunkHead(f *testing.F) {
 			Time: time.Unix(sec%(1<<34), 0).UTC().Format(time.RFC3339Nano), Text: text,
 			Msgs: []MsgRef{{}},
 		}
-		raw, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := parseChunkHead(raw)
-		if err != nil {
-			t.Fatalf("parseChunkHead(%s): %v", raw, err)
-		}
-		want := headOf(t, c)
-		if got.Prev != want.Prev || got.Next != want.Next || got.NS != want.NS || got.Session != want.Session || !got.Time.Equal(want.Time) {
-			t.Errorf("got %+v, want %+v from %s", got, want, raw)
-		}
+		checkHead(t, c)
 		parseChunkHead([]byte(text)) // any bytes: an error, never a panic
 	})
 }
