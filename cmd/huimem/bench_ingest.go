@@ -60,6 +60,8 @@ are removed after each step unless --keep is set. Heavy: 300 MB is about
 					defer os.RemoveAll(d)
 				}
 				dir = d
+			} else if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("bench ingest: --dir: %w", err)
 			}
 			var extra []string
 			if batch > 0 {

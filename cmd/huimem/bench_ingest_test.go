@@ -1,0 +1,44 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestBenchIngestDir runs `bench ingest` as a user does, keeping its files
+// in a --dir that does not exist yet: the folder is made, and every
+// export is ingested whole.
+func TestBenchIngestDir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds huimem and starts ingests")
+	}
+	bin := buildHuimem(t)
+	dir := filepath.Join(t.TempDir(), "not", "yet")
+	c := exec.Command(bin, "bench", "ingest", "--mb", "0.05", "--formats", "jsonl,chatgpt", "--dir", dir, "--keep", "--json")
+	c.Env = append(os.Environ(), "HUIMEM_EMBEDDING_NAME=hash")
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("bench ingest: %v", err)
+	}
+	var runs []struct {
+		Format   string `json:"format"`
+		Messages int    `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &runs); err != nil {
+		t.Fatalf("bench ingest --json: %v\n%s", err, out)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("bench ingest gave %s, want two runs", out)
+	}
+	for _, r := range runs {
+		if r.Messages == 0 {
+			t.Errorf("%s: no messages ingested: %s", r.Format, out)
+		}
+	}
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) == 0 {
+		t.Errorf("--keep left nothing in %s: %v", dir, err)
+	}
+}
