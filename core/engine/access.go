@@ -170,15 +170,20 @@ func (e *Engine) openShared(ctx context.Context, opts Options, lockWait time.Dur
 func (e *Engine) needsRepair() string {
 	var gen uint64
 	var chunks, outbox int
-	var forget bool
+	var forget, staged bool
 	e.st.View(func(tx *store.Tx) error {
 		gen, outbox = tx.Gen(), tx.OutboxLen()
 		chunks, _ = tx.Counts()
 		forget = tx.Meta(forgetPendingKey) != nil
+		stages, err := tx.Stages()
+		staged = err != nil || len(stages) > 0
 		return nil
 	})
 	if forget {
 		return "an interrupted forget is to be finished"
+	}
+	if staged { // issue 13: see stageindex.go
+		return "an interrupted ingest is to be removed"
 	}
 	if outbox > 0 {
 		return "the search index is behind the store"

@@ -35,7 +35,8 @@ type Options struct {
 	// releases what was built for the engine, such as plugin processes;
 	// its error is returned by Close.
 	OnClose func() error
-	// Logf, when set, receives progress messages such as index repairs.
+	// Logf, when set, receives progress messages such as index repairs,
+	// one call at a time.
 	Logf func(format string, args ...any)
 	// AllowEmbedderChange lets Open accept an embedder other than the one
 	// the stored vectors came from; only Reindex may then be called.
@@ -106,10 +107,18 @@ const (
 // with [ErrNoParts]; plugins/host's Open builds them from cfg. If Open
 // fails, it calls opts.OnClose before returning.
 func Open(ctx context.Context, cfg core.Config, opts Options) (*Engine, error) {
-	e := &Engine{logf: opts.Logf, onClose: opts.OnClose}
+	e := &Engine{onClose: opts.OnClose}
 	e.writeMu.e = e
-	if e.logf == nil {
-		e.logf = func(string, ...any) {}
+	e.logf = func(string, ...any) {}
+	if f := opts.Logf; f != nil {
+		// Some steps run side by side (the tidy after an ingest), and a
+		// Logf need not be safe for that: calls are made one at a time.
+		var mu sync.Mutex
+		e.logf = func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			f(format, args...)
+		}
 	}
 	if err := e.open(ctx, cfg, opts); err != nil {
 		e.Close()

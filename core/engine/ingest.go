@@ -157,6 +157,9 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 	if err != nil {
 		return res, fmt.Errorf("ingest rolled back, nothing was stored: %w", err)
 	}
+	if src != nil {
+		src.stage.unpin() // issue 13: the stage is published (stageindex.go)
+	}
 	for _, t := range touched {
 		e.vx.Invalidate(t.ns, t.time)
 	}

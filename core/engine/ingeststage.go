@@ -63,6 +63,13 @@ type stageRun struct {
 	// base is the store's and the index's size before the stage began
 	// (issue 15: see mergeafter.go).
 	base TidyBase
+	// ix indexes the stage's chunks as its batches are committed; nil
+	// when they are indexed after the publication, or until the stage is
+	// large enough (see stageindex.go). held are the chunks not sent to
+	// it yet.
+	ix        *stageIndexer
+	indexable bool
+	held      idSet
 }
 
 // ingestStaged ingests a new source (one that holds no messages yet)
@@ -78,7 +85,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 		return IngestResult{}, err
 	}
 	defer beginBulkGC()() // issue 15: see ingestgc.go
-	run := &stageRun{src: abs, base: e.TidyBase()}
+	run := &stageRun{src: abs, base: e.TidyBase(), indexable: e.stageIndexable()}
 	err := e.st.Update(func(tx *store.Tx) error {
 		var err error
 		run.info, err = tx.BeginStage(abs, digest)
@@ -87,12 +94,8 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if err != nil {
 		return IngestResult{}, fmt.Errorf("starting a staged ingest: %w", err)
 	}
-	fail := func(err error) (IngestResult, error) {
-		if derr := e.discardStage(run.info); derr != nil {
-			e.logf("huimem: discarding the unpublished part of %s failed (the next ingest removes it): %v", abs, derr)
-		}
-		return run.res, err
-	}
+	defer run.unpin() // once published, or discarded
+	fail := func(err error) (IngestResult, error) { return run.res, e.failStage(run, err) }
 	batch, more := first, true
 	for {
 		if err := ctx.Err(); err != nil {
@@ -107,6 +110,12 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 		if batch, more, err = pullBatch(next, limit); err != nil {
 			return fail(err)
 		}
+	}
+	if err := run.ix.send(ctx, run.held.ids, nil); err != nil {
+		return fail(fmt.Errorf("indexing: %w", err))
+	}
+	if err := run.ix.finish(); err != nil {
+		return fail(fmt.Errorf("indexing: %w", err))
 	}
 	// Publish: the messages for sessions that existed go in by the
 	// ordinary path, in the same transaction as the stage's publication.
@@ -149,8 +158,17 @@ func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Mess
 	if err := e.prepareIngest(ctx, b.plans); err != nil {
 		return err
 	}
+	// issue 13: from bulkMin chunks on, the stage is indexed as it goes
+	// (stageindex.go); its record says so before the index holds any of
+	// it.
+	if run.indexable && run.ix == nil && run.held.count() >= bulkMin {
+		run.info.Indexed = true // saved by the commit, undone if it fails
+	}
 	if err := e.commitStagedBatch(run, b); err != nil {
 		return err
+	}
+	if err := e.indexStagedBatch(ctx, run, b.written); err != nil {
+		return fmt.Errorf("indexing: %w", err)
 	}
 	run.deferred = append(run.deferred, b.deferred...)
 	run.res.Messages += len(msgs) - len(b.deferred)
@@ -173,6 +191,8 @@ type stagedBatch struct {
 	dups     int
 	// newSessions counts the sessions the stage starts.
 	newSessions int
+	// written are the chunks the batch wrote or removed.
+	written []string
 }
 
 // planStagedBatch works out, in a read transaction, the batch's new
@@ -269,10 +289,13 @@ func (e *Engine) commitStagedBatch(run *stageRun, b *stagedBatch) error {
 				return fmt.Errorf("store changed during ingest; try again")
 			}
 		}
+		b.written = b.written[:0]
 		for _, p := range b.plans {
-			if err := writeStagedSession(tx, run.info.ID, p); err != nil {
+			w, err := writeStagedSession(tx, run.info.ID, p)
+			if err != nil {
 				return fmt.Errorf("writing session %q: %w", p.session, err)
 			}
+			b.written = append(b.written, w...)
 		}
 		for _, k := range b.claims {
 			if err := tx.ClaimMessage(run.src, k); err != nil {
@@ -289,13 +312,14 @@ func (e *Engine) commitStagedBatch(run *stageRun, b *stagedBatch) error {
 
 // writeStagedSession writes a planned session of a stage: its chunks and
 // vectors, and its record and chunk list in the stage, for publication.
-func writeStagedSession(tx *store.Tx, stage string, p *sessionPlan) error {
+// It returns the ids of the chunks it wrote or removed.
+func writeStagedSession(tx *store.Tx, stage string, p *sessionPlan) ([]string, error) {
 	ids := make([]string, len(p.chunks))
-	var pending []string
+	var pending, written []string
 	for i, c := range p.chunks {
 		id, err := tx.AllocID(c.rec.Key)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ids[i], c.rec.ID = id, id
 	}
@@ -308,14 +332,16 @@ func writeStagedSession(tx *store.Tx, stage string, p *sessionPlan) error {
 			continue
 		}
 		if err := tx.PutStagedChunk(stage, c.rec, c.vec, c.chunk.Time); err != nil {
-			return err
+			return nil, err
 		}
+		written = append(written, c.rec.ID)
 	}
 	for _, old := range p.old {
 		if !slices.Contains(ids, old.ID) {
 			if err := tx.DeleteStagedChunk(stage, old); err != nil {
-				return err
+				return nil, err
 			}
+			written = append(written, old.ID)
 		}
 	}
 	sess := store.Session{
@@ -323,7 +349,7 @@ func writeStagedSession(tx *store.Tx, stage string, p *sessionPlan) error {
 		First: p.msgs[0].Time.Format(time.RFC3339Nano), Last: p.msgs[len(p.msgs)-1].Time.Format(time.RFC3339Nano),
 		Count: len(p.msgs), Chunks: len(ids),
 	}
-	return tx.PutStagedSession(stage, &store.StagedSession{Session: sess, IDs: ids, Pending: pending})
+	return written, tx.PutStagedSession(stage, &store.StagedSession{Session: sess, IDs: ids, Pending: pending})
 }
 
 // publishStage publishes a stage in the ingest's transaction and records
@@ -364,10 +390,15 @@ func (e *Engine) discardStages() error {
 	return nil
 }
 
-// discardStage removes one unpublished stage, in bounded transactions.
+// discardStage removes one unpublished stage, in bounded transactions:
+// from the index first, when its chunks were indexed as they were written
+// (see stageindex.go), then from the store.
 func (e *Engine) discardStage(info *store.StageInfo) error {
 	if info == nil {
 		return nil
+	}
+	if err := e.unindexStage(info); err != nil {
+		return err
 	}
 	for {
 		done := false

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
 	"github.com/huimemory/huimemory/internal/synth"
 )
@@ -177,53 +178,99 @@ func TestStagedIngestBadLineLeavesStoreAsItWas(t *testing.T) {
 }
 
 // TestUnpublishedStageIsInvisible stops a staged ingest between batches,
-// as a crash would, and checks that readers see the home as it was and
-// that the next ingest removes the stage and finishes the job.
+// as a crash would, and checks that readers see the home as it was, that
+// the next open removes the stage, and that the next ingest does the job.
+// A stage indexed as it goes (stageindex.go) has its chunks in the index
+// by then: the pinned index hides them, and the open removes them.
 func TestUnpublishedStageIsInvisible(t *testing.T) {
-	msgs := stagedCorpus()
-	dir := t.TempDir()
-	path := writeJSONL(t, dir, "big.jsonl", msgs, "")
-	home := t.TempDir()
-	e := openHome(t, home)
-	other := []core.Message{msg("other", time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC), core.RoleUser, "an earlier question about the deploy budget")}
-	ingest(t, e, other)
-	before := logical(t, e)
+	for _, indexed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("indexed=%v", indexed), func(t *testing.T) {
+			msgs := stagedCorpus()
+			dir := t.TempDir()
+			path := writeJSONL(t, dir, "big.jsonl", msgs, "")
+			home := t.TempDir()
+			e := openHome(t, home)
+			other := []core.Message{msg("other", time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC), core.RoleUser, "an earlier question about the deploy budget")}
+			ingest(t, e, other)
+			before := logical(t, e)
 
-	// Write three batches under a stage and stop, as a crash would.
-	run := &stageRun{src: path}
-	if err := e.st.Update(func(tx *store.Tx) error {
-		var err error
-		run.info, err = tx.BeginStage(path, "digest")
-		return err
-	}); err != nil {
-		t.Fatal(err)
+			// Write three batches under a stage and stop, as a crash would.
+			run := &stageRun{src: path}
+			if err := e.st.Update(func(tx *store.Tx) error {
+				var err error
+				run.info, err = tx.BeginStage(path, "digest")
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			run.info.Indexed = indexed
+			for i := 2; i < 2+3*11; i += 11 {
+				if err := e.stageBatch(t.Context(), run, msgs[i:i+11]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if run.info.Messages != 33 {
+				t.Fatalf("the stage holds %d messages, want 33", run.info.Messages)
+			}
+			if indexed {
+				// What the indexer was sent is in the index, on disk; the
+				// index stays pinned, as when the process dies.
+				if err := run.ix.send(t.Context(), run.held.ids, nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := run.ix.finish(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if diff := cmp.Diff(strings.Replace(before, "stages 0", "stages 1", 1), logical(t, e)); diff != "" {
+				t.Errorf("readers see an unpublished stage (-before +after):\n%s", diff)
+			}
+			e.Close()
+			if indexed {
+				ix, err := index.Open(filepath.Join(home, indexDir))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n, _ := ix.Count(); n <= 1 {
+					t.Errorf("the index holds %d chunks; the test needs the stage's in it", n)
+				}
+				ix.Close()
+			}
+			e = openHome(t, home)
+			if diff := cmp.Diff(before, logical(t, e)); diff != "" {
+				t.Errorf("after reopening, the home is not as it was (-before +after):\n%s", diff)
+			}
+			if _, err := e.IngestSource(t.Context(), path, SourceOptions{Location: time.UTC, BatchMessages: 13}); err != nil {
+				t.Fatal(err)
+			}
+			clean := openTest(t)
+			ingest(t, clean, other)
+			if _, err := clean.IngestSource(t.Context(), path, SourceOptions{Location: time.UTC}); err != nil {
+				t.Fatal(err)
+			}
+			want, got := logical(t, clean), logical(t, e)
+			if indexed {
+				// The stage's removed chunks may stay in a segment's
+				// BM25 statistics until a merge (stageindex.go), which
+				// moves scores, and near-ties, a little: the index holds
+				// the same chunks (its count), the recalls may differ.
+				want, got = withoutRecalls(want), withoutRecalls(got)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("re-running the ingest after a crash differs from a clean ingest (-clean +rerun):\n%s", diff)
+			}
+			_ = os.Remove(path)
+		})
 	}
-	for i := 2; i < 2+3*11; i += 11 {
-		if err := e.stageBatch(t.Context(), run, msgs[i:i+11]); err != nil {
-			t.Fatal(err)
+}
+
+// withoutRecalls removes the recall lines of a logical description.
+func withoutRecalls(logical string) string {
+	var b strings.Builder
+	for line := range strings.Lines(logical) {
+		if !strings.HasPrefix(line, "recall ") {
+			b.WriteString(line)
 		}
 	}
-	if run.info.Messages != 33 {
-		t.Fatalf("the stage holds %d messages, want 33", run.info.Messages)
-	}
-	if diff := cmp.Diff(strings.Replace(before, "stages 0", "stages 1", 1), logical(t, e)); diff != "" {
-		t.Errorf("readers see an unpublished stage (-before +after):\n%s", diff)
-	}
-	e.Close()
-	e = openHome(t, home)
-	if diff := cmp.Diff(strings.Replace(before, "stages 0", "stages 1", 1), logical(t, e)); diff != "" {
-		t.Errorf("after reopening, readers see an unpublished stage (-before +after):\n%s", diff)
-	}
-	if _, err := e.IngestSource(t.Context(), path, SourceOptions{Location: time.UTC, BatchMessages: 13}); err != nil {
-		t.Fatal(err)
-	}
-	clean := openTest(t)
-	ingest(t, clean, other)
-	if _, err := clean.IngestSource(t.Context(), path, SourceOptions{Location: time.UTC}); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(logical(t, clean), logical(t, e)); diff != "" {
-		t.Errorf("re-running the ingest after a crash differs from a clean ingest (-clean +rerun):\n%s", diff)
-	}
-	_ = os.Remove(path)
+	return b.String()
 }

@@ -129,7 +129,20 @@ func (e *Engine) Tidy(ctx context.Context, base TidyBase) (*Compaction, *IndexMe
 		return nil, nil, err
 	}
 	defer beginBulkGC()() // issue 15: see ingestgc.go
-	return e.compactAfterIngest(ctx, base.data), e.mergeIndexAfterIngest(ctx, 0), nil
+	c, m := e.compactAndMerge(ctx, base.data, 0)
+	return c, m, nil
+}
+
+// compactAndMerge runs compactAfterIngest and mergeIndexAfterIngest at
+// the same time (issue 13): one rewrites the store's file, the other the
+// index's segments, and neither reads the other's, so on two cores the
+// tidy takes the longer of the two rather than their sum. The caller
+// holds writeMu.
+func (e *Engine) compactAndMerge(ctx context.Context, data int64, minDocs uint64) (*Compaction, *IndexMerge) {
+	done := make(chan *Compaction, 1)
+	go func() { done <- e.compactAfterIngest(ctx, data) }()
+	m := e.mergeIndexAfterIngest(ctx, minDocs)
+	return <-done, m
 }
 
 // tidyWanted reports whether the store grew by more than compactGrowth
@@ -152,5 +165,5 @@ func (e *Engine) tidyAfterIngest(ctx context.Context, base TidyBase) (*Compactio
 		return nil, nil
 	}
 	defer beginBulkGC()() // issue 15: see ingestgc.go
-	return e.compactAfterIngest(ctx, base.data), e.mergeIndexAfterIngest(ctx, uint64(compactGrowth*float64(base.docs)))
+	return e.compactAndMerge(ctx, base.data, uint64(compactGrowth*float64(base.docs)))
 }

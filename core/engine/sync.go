@@ -11,6 +11,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // indexBatch bounds the documents in one index batch, and
@@ -25,7 +26,7 @@ import (
 // did (BM25's field lengths are summed over the segments).
 const (
 	indexBatch      = 2000
-	indexBatchBytes = 256 << 10
+	indexBatchBytes = 128 << 10
 	smallBatchBytes = 1 << 20
 )
 
@@ -52,6 +53,12 @@ func (e *Engine) openIndex(ctx context.Context) error {
 		return err
 	}
 	e.ix = ix
+	// issue 13: an ingest that a crash interrupted may have indexed
+	// chunks it never published (stageindex.go); they leave the index
+	// with the stage, before the index is checked against the store.
+	if err := e.discardStages(); err != nil && !store.IsReadOnly(err) {
+		return err
+	}
 	var gen, cleared uint64
 	var chunks int
 	var outbox int
@@ -105,20 +112,46 @@ func (e *Engine) repair(ctx context.Context, why string) error {
 // syncDerived brings the index and the transcripts in step with the store
 // after a write. Until the index has caught up, recalls fail rather than
 // read it.
+//
+// The transcripts are written while the index catches up (issue 13): the
+// two read the store and write different files, so on two cores a bulk
+// ingest waits for the longer of the two rather than their sum. On a
+// backend they are written one after the other, as both go to its
+// database.
 func (e *Engine) syncDerived(ctx context.Context) error {
+	texts := make(chan error, 1)
+	if e.backend == nil {
+		go func() { texts <- e.writeTranscripts(ctx) }()
+	}
 	if err := e.applyOutbox(ctx); err != nil {
 		e.ixMu.Lock()
 		e.stale = err
 		e.ixMu.Unlock()
+		if e.backend == nil {
+			<-texts
+		}
 		return fmt.Errorf("%w: %v; the store is intact: reopen or run `huimem reindex`", core.ErrIndexStale, err)
 	}
 	e.ixMu.Lock()
 	e.stale = nil
 	e.ixMu.Unlock()
-	return e.writeTranscripts(ctx)
+	if e.backend != nil {
+		return e.writeTranscripts(ctx)
+	}
+	return <-texts
 }
 
 // applyOutbox indexes the chunks queued in the outbox and clears it.
+//
+// issue 13: batches are bounded by count and by text (indexBatchBytes).
+// They go through a pipeline: one goroutine reads the next batch's chunks
+// from the store while up to outboxAppliers batches are analysed and
+// written as segments (bleve builds a batch's segment in the caller's
+// goroutine, and takes batches from several at once). The outbox holds
+// each chunk once, so batches never touch the same document and their
+// order does not matter, except that only the last batch records the
+// new generation, after every other one is in: a crash before it leaves
+// the index marked behind, and the outbox is replayed.
 func (e *Engine) applyOutbox(ctx context.Context) error {
 	var ids []string
 	var gen uint64
@@ -126,19 +159,88 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 		ids, gen = tx.Outbox(), tx.Gen()
 		return nil
 	})
+	old, err := e.ix.Gen()
+	if err != nil {
+		return err
+	}
 	if len(ids) == 0 {
+		// Nothing to index, but the generation may have moved on: a
+		// transcript queued, or a stage published whose chunks were
+		// indexed as they were written (stageindex.go).
+		if old < gen {
+			return e.ix.Apply(nil, nil, gen)
+		}
 		return nil
 	}
-	// issue 13: batches are bounded by count and by text (indexBatchBytes),
-	// and neighbours' contents are read once per batch (see docCache).
-	bulk := len(ids) >= bulkMin
-	if bulk { // issue 15: see ingestgc.go
+	if len(ids) >= bulkMin { // issue 15: see ingestgc.go
 		defer beginBulkGC()()
 	}
+	if err := e.indexChunks(ctx, ids, old, gen); err != nil {
+		return err
+	}
+	return e.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) })
+}
+
+// indexChunks indexes the chunks of ids as the store holds them, and
+// removes from the index those it does not hold, in the pipeline
+// applyOutbox describes: every batch but the last records generation
+// old, the last gen.
+func (e *Engine) indexChunks(ctx context.Context, ids []string, old, gen uint64) error {
+	bulk := len(ids) >= bulkMin
+	appliers := outboxAppliers
+	if e.backend != nil {
+		appliers = 1 // a backend's batches are transactions on one record
+	}
+	grp, gctx := errgroup.WithContext(ctx)
+	batches := make(chan outboxBatch, 1)
+	grp.Go(func() error {
+		defer close(batches)
+		return e.readOutbox(gctx, ids, bulk, batches)
+	})
+	sem := make(chan struct{}, appliers)
+	var last *outboxBatch
+	for b := range batches {
+		if b.last {
+			last = &b
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-gctx.Done():
+			continue // the reader stops; the loop drains what it sent
+		}
+		grp.Go(func() error {
+			defer func() { <-sem }()
+			return e.ix.Apply(b.docs, b.deletes, old)
+		})
+	}
+	if err := grp.Wait(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return e.ix.Apply(last.docs, last.deletes, gen)
+}
+
+// outboxAppliers is how many index batches applyOutbox writes at once:
+// with the reader and bleve's analysis workers, enough to keep two cores
+// busy, and each batch holds its analysis in memory until it is written.
+const outboxAppliers = 2
+
+// outboxBatch is one index batch of applyOutbox.
+type outboxBatch struct {
+	docs    []index.Doc
+	deletes []string
+	last    bool // the outbox's last batch
+}
+
+// readOutbox reads the chunks of ids from the store in index batches and
+// sends them on out, the last with last set, until ctx is done.
+func (e *Engine) readOutbox(ctx context.Context, ids []string, bulk bool, out chan<- outboxBatch) error {
 	limit := batchBytes(len(ids)) // issue 15
 	for start := 0; start < len(ids); {
-		var docs []index.Doc
-		var deletes []string
+		var b outboxBatch
 		end := start
 		err := e.st.View(func(tx *store.Tx) error {
 			size := 0
@@ -146,7 +248,7 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 				id := ids[end]
 				c, err := tx.Chunk(id)
 				if errors.Is(err, core.ErrNotFound) {
-					deletes = append(deletes, id)
+					b.deletes = append(b.deletes, id)
 					continue
 				}
 				if err != nil {
@@ -157,7 +259,7 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 					return err
 				}
 				size += index.DocBytes(&d, nil)
-				docs = append(docs, d)
+				b.docs = append(b.docs, d)
 			}
 			return nil
 		})
@@ -170,24 +272,15 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 			// batch, where the heap peaks (10k chunks: 31 of 144 MiB).
 			e.st.ReleaseMapped()
 		}
-		// Only the last batch records the new generation: a crash before
-		// it leaves the index marked behind, and the outbox is replayed.
-		g, err := e.ix.Gen()
-		if err != nil {
-			return err
-		}
-		if end >= len(ids) {
-			g = gen
-		}
-		if err := e.ix.Apply(docs, deletes, g); err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
+		b.last = end >= len(ids)
+		select {
+		case out <- b:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 		start = end
 	}
-	return e.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) })
+	return nil
 }
 
 // doc builds the index document of a stored chunk: its own text and

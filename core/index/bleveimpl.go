@@ -88,6 +88,64 @@ type bleveIndex struct {
 
 	mu   sync.RWMutex
 	open bool
+	// pinned, when set, is the snapshot that reads see (see [Index.Pin]).
+	pinned *scorch.IndexSnapshot
+}
+
+// snapshot returns a reader of what reads see: the pinned snapshot, when
+// one is pinned, else the current one. The caller holds b.mu for reading
+// and closes the reader.
+func (b *bleveIndex) snapshot() (bindex.IndexReader, error) {
+	if b.pinned != nil {
+		b.pinned.AddRef()
+		return b.pinned, nil
+	}
+	return b.i.Reader()
+}
+
+// openReader returns a reader of what reads see (see snapshot); the
+// caller closes it.
+func (b *bleveIndex) openReader() (bindex.IndexReader, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if !b.open {
+		return nil, errClosed
+	}
+	return b.snapshot()
+}
+
+// pin makes reads see the current snapshot until unpin, whatever batches
+// are written meanwhile.
+func (b *bleveIndex) pin() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.open {
+		return errClosed
+	}
+	if b.pinned != nil {
+		return fmt.Errorf("the index is pinned already")
+	}
+	r, err := b.i.Reader()
+	if err != nil {
+		return err
+	}
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		r.Close()
+		return fmt.Errorf("a %T is not a scorch snapshot", r)
+	}
+	b.pinned = snap
+	return nil
+}
+
+// unpin lets reads see the current snapshot again.
+func (b *bleveIndex) unpin() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pinned != nil {
+		b.pinned.Close()
+		b.pinned = nil
+	}
 }
 
 // newBleve creates an index at path, which must not exist, as bleve.New
@@ -271,17 +329,27 @@ func (b *bleveIndex) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.open = false
+	if b.pinned != nil {
+		b.pinned.Close()
+		b.pinned = nil
+	}
 	return b.i.Close()
 }
 
-// reader runs f on a reader of the current snapshot.
-func (b *bleveIndex) reader(f func(r bindex.IndexReader) error) (err error) {
+// reader runs f on a reader of what reads see (see snapshot), or with
+// live set of the current snapshot, pinned or not.
+func (b *bleveIndex) reader(live bool, f func(r bindex.IndexReader) error) (err error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if !b.open {
 		return errClosed
 	}
-	r, err := b.i.Reader()
+	var r bindex.IndexReader
+	if live {
+		r, err = b.i.Reader()
+	} else {
+		r, err = b.snapshot()
+	}
 	if err != nil {
 		return err
 	}
@@ -293,9 +361,11 @@ func (b *bleveIndex) reader(f func(r bindex.IndexReader) error) (err error) {
 	return f(r)
 }
 
-// GetInternal returns the value stored under key, nil if none.
+// GetInternal returns the value stored under key, nil if none, as the
+// latest batch left it: the index's own records (its generation, its
+// version) are the writer's, pinned or not.
 func (b *bleveIndex) GetInternal(key []byte) (val []byte, err error) {
-	err = b.reader(func(r bindex.IndexReader) error {
+	err = b.reader(true, func(r bindex.IndexReader) error {
 		val, err = r.GetInternal(key)
 		return err
 	})
@@ -315,9 +385,9 @@ func (b *bleveIndex) SetInternal(key, val []byte) error {
 	return b.i.SetInternal(key, val)
 }
 
-// DocCount returns the number of documents.
+// DocCount returns the number of documents that reads see.
 func (b *bleveIndex) DocCount() (n uint64, err error) {
-	err = b.reader(func(r bindex.IndexReader) error {
+	err = b.reader(false, func(r bindex.IndexReader) error {
 		n, err = r.DocCount()
 		return err
 	})
@@ -404,7 +474,7 @@ func (b *bleveIndex) Search(ctx context.Context, s bleveSearch) (hits search.Doc
 	if !b.open {
 		return nil, errClosed
 	}
-	r, err := b.i.Reader()
+	r, err := b.snapshot()
 	if err != nil {
 		return nil, fmt.Errorf("error opening index reader %v", err)
 	}

@@ -219,7 +219,7 @@ func (x *Index) Gen() (uint64, error) {
 	return strconv.ParseUint(string(v), 10, 64)
 }
 
-// Count returns the number of documents.
+// Count returns the number of documents that reads see (see [Index.Pin]).
 func (x *Index) Count() (uint64, error) { return x.b.DocCount() }
 
 // Apply indexes docs, removes the ids in deletes and records gen, all in
@@ -238,6 +238,25 @@ func (x *Index) Apply(docs []Doc, deletes []string, gen uint64) error {
 	}
 	return x.applyParts(docs, parts, deletes, gen, false)
 }
+
+// Pin makes every read (searches, counts, term statistics) see the index
+// as it is now until [Index.Unpin], while batches go on being applied:
+// what they add is written, and durable, but seen only once unpinned.
+// The engine pins the index while it indexes an unpublished ingest
+// (issue 13), so that recalls meanwhile see none of it. [Index.Gen]
+// reads the latest batch's generation, pinned or not. A pin holds the
+// segments it sees on disk until Unpin. The index must not be pinned
+// already.
+func (x *Index) Pin() error {
+	if err := x.b.pin(); err != nil {
+		return fmt.Errorf("pinning index %s: %w", x.path, err)
+	}
+	return nil
+}
+
+// Unpin ends a [Index.Pin]: reads see every batch applied. It does
+// nothing if the index is not pinned.
+func (x *Index) Unpin() { x.b.unpin() }
 
 // Analyze returns the terms the index would make of text, in order, with
 // repeats.

@@ -18,11 +18,7 @@ import (
 // largest value. It also returns N, the number of chunks. Safe for
 // concurrent use.
 func (x *Index) IDF(ctx context.Context, terms []string) ([]float64, uint64, error) {
-	adv, err := x.b.Advanced()
-	if err != nil {
-		return nil, 0, fmt.Errorf("reading index: %w", err)
-	}
-	r, err := adv.Reader()
+	r, err := x.b.openReader()
 	if err != nil {
 		return nil, 0, fmt.Errorf("reading index: %w", err)
 	}
@@ -67,11 +63,7 @@ func (x *Index) Presence(ctx context.Context, ids, terms []string) ([][]uint8, e
 	if len(ids) == 0 || len(terms) == 0 {
 		return out, nil
 	}
-	adv, err := x.b.Advanced()
-	if err != nil {
-		return nil, fmt.Errorf("reading index: %w", err)
-	}
-	r, err := adv.Reader()
+	r, err := x.b.openReader()
 	if err != nil {
 		return nil, fmt.Errorf("reading index: %w", err)
 	}

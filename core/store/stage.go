@@ -41,6 +41,12 @@ type StageInfo struct {
 	Messages int `json:"messages"`
 	// Started is when the stage began, in RFC 3339.
 	Started string `json:"started"`
+	// Indexed is set when the engine indexes the stage's chunks as they
+	// are written (issue 13): the index may hold them before the stage
+	// is published, so its publication queues none of them for the
+	// index, and whoever discards it removes them from the index first.
+	// Set before the first chunk is written.
+	Indexed bool `json:"indexed,omitempty"`
 }
 
 // StagedSession is a new session as a stage has written it so far.
@@ -260,7 +266,7 @@ func (t *Tx) stagedFilter() func(id []byte) bool {
 
 // PublishStage makes a stage visible, in the caller's transaction: for
 // each staged session it writes the session record and chunk list and
-// the index outbox entries, queues the transcript, adds the counts, and
+// the index outbox entries (none for a stage that is [StageInfo.Indexed]), queues the transcript, adds the counts, and
 // forgets the stage, which makes its vectors visible to scans (a stage of
 // a version before issue 15 gets its vectors' time entries written here).
 // It calls touched with the namespace and time of every chunk whose vector
@@ -334,8 +340,10 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 					touched(sess.NS, tm)
 				}
 			}
-			if err := t.MarkIndexDirty(id); err != nil {
-				return 0, err
+			if !info.Indexed {
+				if err := t.MarkIndexDirty(id); err != nil {
+					return 0, err
+				}
 			}
 			chunks++
 		}
@@ -347,6 +355,26 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 		return 0, err
 	}
 	return chunks, t.dropStage(info)
+}
+
+// StageChunks returns up to limit ids of the chunks a stage holds, in
+// order, from the first after after ("" for the start).
+func (t *Tx) StageChunks(info *StageInfo, after string, limit int) []string {
+	b := t.tx.Bucket(stageBucketName(info.ID))
+	if b == nil {
+		return nil
+	}
+	var ids []string
+	c := b.Cursor()
+	prefix := []byte("c\x00")
+	k, _ := c.Seek(stagedChunkKey(after))
+	if after != "" && k != nil && string(k[2:]) == after {
+		k, _ = c.Next()
+	}
+	for ; k != nil && bytes.HasPrefix(k, prefix) && len(ids) < limit; k, _ = c.Next() {
+		ids = append(ids, string(k[2:]))
+	}
+	return ids
 }
 
 func (t *Tx) dropStage(info *StageInfo) error {
