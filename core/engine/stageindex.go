@@ -96,6 +96,10 @@ func (s *idSet) add(ids ...string) {
 
 func (s *idSet) count() int { return len(s.ids) }
 
+// stageIndexedHook, when set (by tests), is called on the indexer's
+// goroutine after each batch it indexed.
+var stageIndexedHook func(e *Engine, ids []string)
+
 // pinnable is what the home's own index (core/index) offers for this.
 type pinnable interface {
 	Pin() error
@@ -142,6 +146,8 @@ func (e *Engine) startStageIndex(ctx context.Context) (*stageIndexer, error) {
 			// stage's chunks change nothing the outbox tracks.
 			if err := e.indexChunks(ctx, ids, old, old); err != nil {
 				si.err.Store(&err)
+			} else if stageIndexedHook != nil {
+				stageIndexedHook(e, ids)
 			}
 		}
 	}()
