@@ -135,11 +135,30 @@ func (x *Index) Merge(ctx context.Context) error {
 		return fmt.Errorf("merging index %s: %w", x.path, err)
 	}
 	deadline := time.Now().Add(cleanupWait)
+	nudge := time.Now().Add(cleanupNudge)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		if n, ok := s.StatsMap()["CurOnDiskFiles"].(uint64); !ok || n <= uint64(st.Segments)+1 {
 			break
+		}
+		// scorch's persister removes unused files when it runs out of
+		// work; if a reader still held them then, they stay until the
+		// next write wakes it (issue 13: one tidy in six waited the whole
+		// cleanupWait). An internal record of its own, written with the
+		// same value each time, is such a write.
+		if time.Now().After(nudge) {
+			if err := x.b.SetInternal(keyNudge, []byte{1}); err != nil {
+				return fmt.Errorf("merging index %s: %w", x.path, err)
+			}
+			nudge = time.Now().Add(cleanupNudge)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	return ctx.Err()
 }
+
+// cleanupNudge is how long [Index.Merge] waits for the merged files to go
+// before it wakes scorch's persister, and keyNudge the record it writes
+// to do so.
+const cleanupNudge = 100 * time.Millisecond
+
+var keyNudge = []byte("huimem.nudge")
