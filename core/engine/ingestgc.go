@@ -14,13 +14,9 @@ import (
 // most of them with under 20 MB live. While a bulk ingest runs, GOGC is
 // raised for as long as little is live, so that the heap may grow to
 // bulkGCHeap (but never past five times the live heap) before it is
-// collected. Once half of bulkGCHeap is live, the heap may grow by
-// bulkGCSlack beyond what is live (GOGC lowered to that, but not under
-// bulkGCMinPercent nor over what it was): a large staged ingest stages
-// one batch while it indexes another (issue 13, stageindex.go), 40 to 50
-// MB live, and GOGC 100 let its heap, and the ingest's peak RSS, double
-// that. That is fewer collections while little is live, and a bounded
-// heap while much is. A goroutine looks at the live heap every bulkGCTick and sets
+// collected; once half of bulkGCHeap is live, GOGC is as it was. That
+// is fewer collections, in no more memory than an index batch takes
+// anyway. A goroutine looks at the live heap every bulkGCTick and sets
 // GOGC. No memory limit is set: one that the heap came near whenever
 // little was live made the runtime return memory to the system and take
 // it back over and over (a 100k-chunk ingest took a quarter more CPU
@@ -36,14 +32,8 @@ const (
 	// half of it is live: about what GOGC 100 reaches anyway when an
 	// index batch (indexBatchBytes) is being analysed.
 	bulkGCHeap = 48 << 20
-	// bulkGCMaxPercent bounds GOGC; bulkGCMinPercent bounds it from
-	// below once bulkGCSlack sets it.
+	// bulkGCMaxPercent bounds GOGC.
 	bulkGCMaxPercent = 400
-	bulkGCMinPercent = 25
-	// bulkGCSlack is how far the heap may grow beyond the live heap once
-	// half of bulkGCHeap is live (10k chunks: peak RSS 163 → 148 MiB, for
-	// the same time).
-	bulkGCSlack = 32 << 20
 	// bulkGCTick is how often the settings follow the live heap.
 	bulkGCTick = 10 * time.Millisecond
 )
@@ -117,18 +107,13 @@ func followLiveHeap(percent int, started chan<- struct{}, stop <-chan struct{}, 
 }
 
 // bulkGCPercent returns GOGC for a bulk ingest with live bytes live,
-// given the GOGC from before (negative: off): while less than half of
-// bulkGCHeap is live, the percent that lets the heap grow to bulkGCHeap,
-// at most bulkGCMaxPercent and at least the one from before; after that
-// the one that lets it grow by bulkGCSlack, at least bulkGCMinPercent
-// and at most the one from before (a GOGC the user raised stays). It is
-// rounded down to a multiple of 25 so that it changes seldom.
+// given the GOGC from before (negative: off): the percent that lets the
+// heap grow to bulkGCHeap, at most bulkGCMaxPercent and at least the one
+// from before, rounded down to a multiple of 25 so that it changes
+// seldom.
 func bulkGCPercent(live uint64, percent int) int {
-	if percent < 0 || (live >= bulkGCHeap/2 && percent > 100) {
+	if percent < 0 || live >= bulkGCHeap/2 {
 		return percent
-	}
-	if live >= bulkGCHeap/2 {
-		return max(bulkGCMinPercent, min(percent, int(bulkGCSlack*100/live)/25*25))
 	}
 	p := bulkGCMaxPercent
 	if live > 0 {
