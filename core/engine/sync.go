@@ -175,7 +175,7 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 	if len(ids) >= bulkMin { // issue 15: see ingestgc.go
 		defer beginBulkGC()()
 	}
-	if err := e.indexChunks(ctx, ids, old, gen); err != nil {
+	if err := e.indexChunks(ctx, ids, old, gen, outboxAppliers); err != nil {
 		return err
 	}
 	return e.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) })
@@ -183,11 +183,10 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 
 // indexChunks indexes the chunks of ids as the store holds them, and
 // removes from the index those it does not hold, in the pipeline
-// applyOutbox describes: every batch but the last records generation
-// old, the last gen.
-func (e *Engine) indexChunks(ctx context.Context, ids []string, old, gen uint64) error {
+// applyOutbox describes, with up to appliers batches written at once:
+// every batch but the last records generation old, the last gen.
+func (e *Engine) indexChunks(ctx context.Context, ids []string, old, gen uint64, appliers int) error {
 	bulk := len(ids) >= bulkMin
-	appliers := outboxAppliers
 	if e.backend != nil {
 		appliers = 1 // a backend's batches are transactions on one record
 	}
