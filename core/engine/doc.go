@@ -16,7 +16,9 @@
 // to the index. If the process dies between the two, [Open] finds the index
 // behind the store and replays the outbox, or rebuilds the index when it is
 // missing or damaged, before any recall can run. Recall never reads an index
-// that is known to be stale.
+// that is known to be stale. A large file is written in batches under a
+// stage that readers cannot see, and indexed as it goes behind a pinned
+// index (ingeststage.go, stageindex.go).
 //
 // The engine builds none of its parts: [Open] takes the embedder, the
 // chunker and the extractors in [Options]. plugins/host's Open builds them

@@ -34,6 +34,10 @@
 // The index records the store generation it reflects (see
 // [Index.Gen]) so that the engine can tell when the two have diverged.
 //
+// [Index.Pin] makes every read see the index as it is while batches go
+// on being written, until [Index.Unpin]: the engine indexes a large
+// ingest as it goes, and readers must not see it before it is published.
+//
 // bleve's BM25 takes a field's average length to be the number of
 // distinct terms in each segment's dictionary, summed over segments and
 // divided by the number of chunks. That sum changes as scorch merges
