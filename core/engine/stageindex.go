@@ -136,7 +136,9 @@ func (e *Engine) startStageIndex(ctx context.Context) (*stageIndexer, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	si := &stageIndexer{e: e, ids: make(chan []string, 1), done: make(chan struct{}), cancel: cancel, unpin: sync.OnceFunc(p.Unpin)}
+	endGC := beginOverlapGC() // issue 15: see ingestgc.go
 	go func() {
+		defer endGC()
 		defer close(si.done)
 		for ids := range si.ids {
 			if si.err.Load() != nil {
