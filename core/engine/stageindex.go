@@ -65,7 +65,9 @@ func (e *Engine) indexStagedBatch(ctx context.Context, run *stageRun, written []
 		run.ix = ix
 	}
 	if run.ix == nil {
-		run.held.add(written...)
+		if run.indexable { // else the stage is indexed at its publication
+			run.held.add(written...)
+		}
 		return nil
 	}
 	if err := run.ix.send(ctx, run.held.ids, written); err != nil {
