@@ -142,6 +142,11 @@ func (b *bleveIndex) pin() error {
 func (b *bleveIndex) unpin() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.dropPin()
+}
+
+// dropPin releases the pinned snapshot, if any. The caller holds b.mu.
+func (b *bleveIndex) dropPin() {
 	if b.pinned != nil {
 		b.pinned.Close()
 		b.pinned = nil
@@ -329,10 +334,7 @@ func (b *bleveIndex) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.open = false
-	if b.pinned != nil {
-		b.pinned.Close()
-		b.pinned = nil
-	}
+	b.dropPin()
 	return b.i.Close()
 }
 
