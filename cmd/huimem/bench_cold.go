@@ -103,7 +103,10 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 					return err
 				}
 				r, err := cold.Run(cmd.Context(), cold.Options{Exe: exe, Chunks: s.chunks, Runs: runs, Dir: dir,
-					Files: s.files, Queries: s.queries, Warm: warm, Evict: evict})
+					Files: s.files, Queries: s.queries, Warm: warm, Evict: evict, Keep: keep != ""})
+				if keep != "" && err == nil {
+					err = os.MkdirAll(keep, 0o755)
+				}
 				if keep != "" && err == nil {
 					err = os.Rename(filepath.Join(dir, "home"), filepath.Join(keep, fmt.Sprintf("home-%s-%d", r.Corpus, r.Chunks)))
 				}
@@ -168,13 +171,13 @@ func beamInputs(dir string) (files, queries []string, err error) {
 func printCold(a *app, results []*cold.Result) {
 	mib := func(b int64) string { return fmt.Sprintf("%.0f", float64(b)/(1<<20)) }
 	w := a.stdout
-	fmt.Fprintln(w, "| corpus | embedder | chunks | ingest wall s | ingest CPU s | ingest peak RSS MiB | recall median ms (min..max) | recall CPU ms | recall peak RSS MiB | get median ms (min..max) | get CPU ms | get peak RSS MiB | load avg |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| corpus | embedder | chunks | ingest wall s | ingest CPU s | ingest peak RSS MiB | recall median ms (min..max) | recalls with hits | recall CPU ms | recall peak RSS MiB | get median ms (min..max) | get CPU ms | get peak RSS MiB | load avg |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range results {
-		fmt.Fprintf(w, "| %s | %s | %d | %.1f | %.1f | %s | %.1f (%.1f..%.1f) | %.0f | %s | %.1f (%.1f..%.1f) | %.0f | %s | %.1f→%.1f |\n",
+		fmt.Fprintf(w, "| %s | %s | %d | %.1f | %.1f | %s | %.1f (%.1f..%.1f) | %d/%d | %.0f | %s | %.1f (%.1f..%.1f) | %.0f | %s | %.1f→%.1f |\n",
 			r.Corpus, r.Embedder, r.Chunks,
 			r.Ingest.WallMS/1000, r.Ingest.CPUMS/1000, mib(r.Ingest.PeakRSS),
-			r.Recall.MedianMS, r.Recall.MinMS, r.Recall.MaxMS, r.Recall.MedianCPUMS, mib(r.Recall.MaxPeakRSS),
+			r.Recall.MedianMS, r.Recall.MinMS, r.Recall.MaxMS, r.RecallsFound, r.Recall.Runs, r.Recall.MedianCPUMS, mib(r.Recall.MaxPeakRSS),
 			r.Get.MedianMS, r.Get.MinMS, r.Get.MaxMS, r.Get.MedianCPUMS, mib(r.Get.MaxPeakRSS),
 			r.Load[0], r.Load[1])
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -15,7 +16,8 @@ func TestBenchColdWarm(t *testing.T) {
 		t.Skip("builds huimem and starts an ingest, one-shot processes and a server")
 	}
 	bin := buildHuimem(t)
-	c := exec.Command(bin, "bench", "cold", "--chunks", "200", "--runs", "2", "--warm", "5", "--json")
+	keep := filepath.Join(t.TempDir(), "kept", "homes") // not there yet
+	c := exec.Command(bin, "bench", "cold", "--chunks", "200", "--runs", "2", "--warm", "5", "--json", "--keep", keep)
 	c.Env = append(os.Environ(), "HUIMEM_EMBEDDING_NAME=hash", "HUIMEM_RETRIEVER_MIN_RELEVANCE=0")
 	out, err := c.Output()
 	if err != nil {
@@ -26,6 +28,7 @@ func TestBenchColdWarm(t *testing.T) {
 		Recall struct {
 			Runs int `json:"runs"`
 		} `json:"recall"`
+		Found int `json:"recalls_with_hits"`
 		Warm *struct {
 			Recalls int     `json:"recalls"`
 			P50MS   float64 `json:"p50_ms"`
@@ -36,8 +39,11 @@ func TestBenchColdWarm(t *testing.T) {
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("bench cold --json: %v\n%s", err, out)
 	}
-	if len(res) != 1 || res[0].Chunks != 200 || res[0].Recall.Runs != 2 {
+	if len(res) != 1 || res[0].Chunks != 200 || res[0].Recall.Runs != 2 || res[0].Found != 2 {
 		t.Fatalf("bench cold gave %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(keep, "home-synthetic-200", "huimem.db")); err != nil {
+		t.Fatalf("--keep did not keep the home: %v", err)
 	}
 	w := res[0].Warm
 	if w == nil || w.Recalls != 5 || w.P50MS <= 0 || w.P99MS < w.P50MS || w.PeakRSS <= 0 {

@@ -116,13 +116,15 @@ func (a *app) printPerf(results []*perf.Result, asJSON bool) error {
 		return render.JSON(a.stdout, results)
 	}
 	w := a.stdout
-	fmt.Fprintf(w, "| chunks | ingest chunks/s | plain p50/p99 ms | one week p50/p99 ms | progressive p50/p99 ms | by id p50/p99 ms | store B/chunk | index B/chunk | transcripts B/chunk | peak RSS MiB |\n")
-	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| chunks | ingest chunks/s | plain p50/p99 ms | one week p50/p99 ms | progressive p50/p99 ms | by id p50/p99 ms | recalls with hits (plain / week / progressive) | store B/chunk | index B/chunk | transcripts B/chunk | peak RSS MiB |\n")
+	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		l := func(k string) string { return fmt.Sprintf("%.2f / %.2f", r.Latency[k].P50, r.Latency[k].P99) }
 		per := func(b int64) string { return strconv.FormatInt(b/int64(r.Chunks), 10) }
-		fmt.Fprintf(w, "| %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %.0f |\n", r.Chunks, r.ChunksPerSec,
-			l("plain"), l("week"), l("progressive"), l("by_id"), per(r.StoreBytes), per(r.IndexBytes), per(r.FilesBytes), float64(r.PeakRSS)/(1<<20))
+		pct := func(k string) string { return fmt.Sprintf("%.0f%%", 100*r.Latency[k].Found) }
+		fmt.Fprintf(w, "| %d | %.0f | %s | %s | %s | %s | %s / %s / %s | %s | %s | %s | %.0f |\n", r.Chunks, r.ChunksPerSec,
+			l("plain"), l("week"), l("progressive"), l("by_id"), pct("plain"), pct("week"), pct("progressive"),
+			per(r.StoreBytes), per(r.IndexBytes), per(r.FilesBytes), float64(r.PeakRSS)/(1<<20))
 	}
 	return nil
 }

@@ -79,7 +79,10 @@ type Result struct {
 	Embedder string `json:"embedder"`
 	Ingest   Proc   `json:"ingest"`
 	Recall   Stats  `json:"recall"`
-	Get      Stats  `json:"get"`
+	// RecallsFound is how many of the timed recalls returned a hit: one
+	// that the relevance floor empties renders nothing and costs less.
+	RecallsFound int   `json:"recalls_with_hits"`
+	Get          Stats `json:"get"`
 	// Warm is the server run of Options.Warm, nil without one.
 	Warm *WarmStats `json:"warm,omitempty"`
 	// Load is the 1-minute load average before and after the run.
@@ -191,6 +194,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		if json.Unmarshal(out, &r) == nil && len(r.Results) > 0 {
 			ids = append(ids, r.Results[0].ID)
+			res.RecallsFound++
 		}
 	}
 	if len(ids) == 0 {

@@ -58,6 +58,10 @@ type Latency struct {
 	N   int     `json:"n"`
 	P50 float64 `json:"p50_ms"`
 	P99 float64 `json:"p99_ms"`
+	// Found is the share of the recalls that returned at least one hit:
+	// a recall the relevance floor empties skips the rendering and the
+	// neighbours, so a latency means little without it.
+	Found float64 `json:"found,omitempty"`
 }
 
 // Namespaces the corpus is spread over; queries run in the first.
@@ -128,6 +132,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 		}
 		var lat []time.Duration
+		found := 0
 		for i := 0; i < o.Queries; i++ {
 			q := k.q(i)
 			t := time.Now()
@@ -136,12 +141,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				return nil, err
 			}
 			lat = append(lat, time.Since(t))
-			if k.name == "plain" && len(r.Hits) > 0 {
-				ids = append(ids, r.Hits[0].ID)
+			if len(r.Hits) > 0 {
+				found++
+				if k.name == "plain" {
+					ids = append(ids, r.Hits[0].ID)
+				}
 			}
 		}
-		res.Latency[k.name] = summarize(lat)
-		logf("perf: %s recall p50 %.2f ms", k.name, res.Latency[k.name].P50)
+		l := summarize(lat)
+		l.Found = float64(found) / float64(len(lat))
+		res.Latency[k.name] = l
+		logf("perf: %s recall p50 %.2f ms, %.0f%% found something", k.name, l.P50, 100*l.Found)
 	}
 	var lat []time.Duration
 	for i := 0; i < o.Queries && len(ids) > 0; i++ {
@@ -165,8 +175,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // vocabulary, as the perf benchmark asks them.
 func QueryTexts(n int) []string { return queryTexts(n) }
 
-// queryTexts makes n queries from the corpus vocabulary: a few frequent and
-// topical words, in English or Chinese.
+// queryTexts makes n queries from the corpus vocabulary: a frequent and a
+// topical word, in English or Chinese, as an agent's recall_memory call
+// names them. Every query word is one the corpus holds: the synthetic
+// messages have no function words, so a question such as "what did we
+// say about X" would be mostly words that no chunk holds, and the
+// relevance floor (retriever.min_relevance) would answer it with nothing,
+// timing a recall that renders no hit.
 func queryTexts(n int) []string {
 	out := make([]string, n)
 	for i := range out {
@@ -174,7 +189,7 @@ func queryTexts(n int) []string {
 			out[i] = synth.ZhWord(30+i*7) + synth.ZhWord(200+i*13)
 			continue
 		}
-		out[i] = fmt.Sprintf("what did we say about %s and %s", synth.Word(40+i*11), synth.Word(300+i*17))
+		out[i] = fmt.Sprintf("%s and %s", synth.Word(40+i*11), synth.Word(300+i*17))
 	}
 	return out
 }
