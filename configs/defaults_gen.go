@@ -44,6 +44,7 @@ func DefaultMap() map[string]any {
 			"context_boost":           float64(0.3),
 			"context_window":          0,
 			"enable_progressive_scan": false,
+			"floor_similarity":        "auto",
 			"fusion":                  "score",
 			"max_scan_weeks":          16,
 			"min_relevance":           float64(0.3),

@@ -116,6 +116,14 @@ type RetrieverConfig struct {
 	// nothing; 0 turns the floor off. It does not apply to an index of
 	// fewer than 500 chunks. Nil means the default, [DefaultMinRelevance].
 	MinRelevance *float64 `mapstructure:"min_relevance" json:"min_relevance" yaml:"min_relevance"`
+	// FloorSimilarity lets the embedder's similarity take part in the
+	// MinRelevance floor: a query found something when the best hit's
+	// relevance plus WEIGHT × (the best hit's cosine − CENTER) reaches
+	// MinRelevance. "auto" (the default) takes WEIGHT and CENTER from the
+	// embedder's measured calibration (see [SimilarityCalibration]); an
+	// embedder without one (hash, or any other) gets relevance alone, as
+	// "off" does; "WEIGHT,CENTER" (such as "2,0.4") sets them.
+	FloorSimilarity string `mapstructure:"floor_similarity" json:"floor_similarity" yaml:"floor_similarity"`
 	// SessionBoost adds session-level evidence to score fusion: each
 	// candidate gains SessionBoost times its session's share of the pool's
 	// BM25 evidence; 0 turns it off. Nil means the default,
@@ -231,6 +239,9 @@ func (c *Config) SetDefaults() {
 	}
 	if r.MinRelevance == nil {
 		r.MinRelevance = new(DefaultMinRelevance)
+	}
+	if r.FloorSimilarity == "" {
+		r.FloorSimilarity = FloorSimilarityAuto
 	}
 	if r.SessionBoost == nil {
 		r.SessionBoost = new(DefaultSessionBoost)
@@ -349,6 +360,9 @@ func (c *Config) Validate() error {
 	}
 	if r.MinRelevance != nil && (*r.MinRelevance < 0 || *r.MinRelevance > 1) {
 		bad("retriever.min_relevance", "%v is not between 0 and 1", *r.MinRelevance)
+	}
+	if _, _, err := ParseFloorSimilarity(r.FloorSimilarity); err != nil {
+		bad("retriever.floor_similarity", "%v", err)
 	}
 	if r.Fusion != "score" && r.Fusion != "rrf" {
 		bad("retriever.fusion", "%q is not score or rrf", r.Fusion)

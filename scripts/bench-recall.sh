@@ -64,6 +64,9 @@ configs=(
   "ablation: message chunker, no floor|HUIMEM_CHUNKER_NAME=message ${R}_MIN_RELEVANCE=0|nopol"
   "use-lite + defaults|$UL"
   "use-lite + defaults, no floor|$UL ${R}_MIN_RELEVANCE=0|nopol"
+  "use-lite, floor on relevance alone (floor_similarity off)|$UL ${R}_FLOOR_SIMILARITY=off|nopol"
+  "use-lite, floor_similarity 1.5,0.4|$UL ${R}_FLOOR_SIMILARITY=1.5,0.4|nopol"
+  "use-lite, floor_similarity 2.5,0.4|$UL ${R}_FLOOR_SIMILARITY=2.5,0.4|nopol"
   "use-lite 0.3/0.7|$UL ${R}_VECTOR_WEIGHT=0.3 ${R}_BM25_WEIGHT=0.7|nopol"
 )
 rows=${HUIMEM_BENCH_ROWS:-.}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
 )
@@ -138,15 +139,40 @@ func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, can
 	if err != nil {
 		return nil, err
 	}
-	best := 0.0
+	best, bestCos := 0.0, -1.0
 	for i := range top {
 		top[i].rel = rels[i]
 		best = max(best, rels[i])
+		bestCos = max(bestCos, top[i].cos)
+	}
+	if floor <= 0 {
+		return top, nil
+	}
+	if cal := e.floorCalibration(); cal.Weight > 0 && e.cfg.Retriever.VectorWeight > 0 && len(top) > 0 {
+		// A semantic embedder's similarity speaks for questions whose
+		// words the memory does not use ("Dr. Seuss", "bookshelf") and
+		// against off-topic ones that share its common words. (Without
+		// the vector signal, recall computes no cosines.)
+		best += cal.Weight * (bestCos - cal.Center)
 	}
 	if best < floor {
 		return nil, nil
 	}
 	return top, nil
+}
+
+// floorCalibration returns how much the embedder's similarity moves the
+// floor (retriever.floor_similarity): the embedder's measured calibration
+// for "auto", none for an embedder without one or for "off".
+func (e *Engine) floorCalibration() core.SimilarityCalibration {
+	c, auto, err := core.ParseFloorSimilarity(e.cfg.Retriever.FloorSimilarity)
+	if err != nil {
+		return core.SimilarityCalibration{} // Validate refused it already
+	}
+	if auto {
+		c, _ = e.info.Calibration()
+	}
+	return c
 }
 
 // sessionEvidence adds session-level evidence to the normalised BM25

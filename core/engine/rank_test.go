@@ -141,3 +141,46 @@ func TestRelevanceFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestFloorSimilarity checks that retriever.floor_similarity moves the
+// floor's decision by the best hit's cosine, both ways, and that hash, an
+// embedder without a calibration, leaves it to relevance under auto.
+func TestFloorSimilarity(t *testing.T) {
+	msgs := corpus(7, 600, 20, time.Date(2026, 1, 5, 9, 0, 0, 0, cst))
+	for _, tt := range []struct {
+		setting   string
+		vecWeight float64
+		want      map[string]bool // query → found
+	}{
+		{"auto", 0, map[string]bool{"kyoto temple budget": true, "what did I say about the narwhal": false}},
+		{"off", 0, map[string]bool{"kyoto temple budget": true, "what did I say about the narwhal": false}},
+		// A centre far below any cosine lifts every query over the floor.
+		{"2,-0.9", 0, map[string]bool{"kyoto temple budget": true, "what did I say about the narwhal": true}},
+		// A centre above any hash cosine sinks even a query whose words
+		// the memory holds.
+		{"3,0.99", 0, map[string]bool{"kyoto temple budget": false, "what did I say about the narwhal": false}},
+		// Without the vector signal there are no cosines: relevance alone.
+		{"3,0.99", -1, map[string]bool{"kyoto temple budget": true, "what did I say about the narwhal": false}},
+	} {
+		t.Run(fmt.Sprintf("%s/vector=%v", tt.setting, tt.vecWeight >= 0), func(t *testing.T) {
+			e := openTest(t, func(c *core.Config) {
+				c.Retriever.FloorSimilarity = tt.setting
+				if tt.vecWeight < 0 {
+					c.Retriever.VectorWeight, c.Retriever.BM25Weight = 0, 1
+				}
+			})
+			if _, err := e.Ingest(t.Context(), msgs); err != nil {
+				t.Fatal(err)
+			}
+			for q, want := range tt.want {
+				res, err := e.Recall(t.Context(), core.Query{Text: q, TopK: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := len(res.Hits) > 0; got != want {
+					t.Errorf("%q: found %v (%d hits), want %v", q, got, len(res.Hits), want)
+				}
+			}
+		})
+	}
+}

@@ -306,3 +306,13 @@ func TestLoadCorrupt(t *testing.T) {
 		})
 	}
 }
+
+// TestSimilarityCalibration: the "nothing found" floor's calibration of
+// this model (core's similarityCalibrations) is keyed by the identity
+// Info reports; a new model version needs a calibration measured anew.
+func TestSimilarityCalibration(t *testing.T) {
+	c, ok := core.EmbedderInfo{Name: Name, Model: ModelName, Dim: Dim}.Calibration()
+	if !ok || c.Weight <= 0 {
+		t.Fatalf("no floor calibration for %s %s (got %+v)", Name, ModelName, c)
+	}
+}
