@@ -29,7 +29,7 @@ func TestBenchColdWarm(t *testing.T) {
 			Runs int `json:"runs"`
 		} `json:"recall"`
 		Found int `json:"recalls_with_hits"`
-		Warm *struct {
+		Warm  *struct {
 			Recalls int     `json:"recalls"`
 			P50MS   float64 `json:"p50_ms"`
 			P99MS   float64 `json:"p99_ms"`
