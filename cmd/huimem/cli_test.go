@@ -173,10 +173,16 @@ func TestAddIngestIsIdempotentAndStats(t *testing.T) {
 		t.Errorf("ingesting a file twice: %d %q", code, out)
 	}
 	out, _, _ = cli(t, home, "stats")
-	for _, want := range []string{"chunks:     12", "messages:   23", "sessions:   6", "hash (fnv1a"} {
+	for _, want := range []string{"chunks:     12", "messages:   23", "sessions:   6", "hash (fnv1a",
+		"floor:      nothing found unless relevance reaches 0.3 (from 500 chunks)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stats lacks %q:\n%s", want, out)
 		}
+	}
+	t.Setenv("HUIMEM_RETRIEVER_FLOOR_SIMILARITY", "2,0.4")
+	out, _, _ = cli(t, home, "stats")
+	if want := "floor:      nothing found unless relevance + 2 × (cosine − 0.4) reaches 0.3"; !strings.Contains(out, want) {
+		t.Errorf("stats with floor_similarity 2,0.4 lacks %q:\n%s", want, out)
 	}
 }
 

@@ -62,6 +62,15 @@ func printStats(w io.Writer, s statsReport, _ error) error {
 		fmt.Fprintf(w, "            auto: %s\n", c.Reason)
 	}
 	fmt.Fprintf(w, "index:      %d documents, generation %d of %d, %d pending\n", s.IndexDocs, s.IndexGen, s.Generation, s.Pending)
+	switch f := s.Floor; {
+	case f.MinRelevance <= 0:
+		fmt.Fprintf(w, "floor:      none (retriever.min_relevance is 0)\n")
+	case f.SimilarityWeight > 0:
+		fmt.Fprintf(w, "floor:      nothing found unless relevance + %g × (cosine − %g) reaches %g (from %d chunks)\n",
+			f.SimilarityWeight, f.SimilarityCenter, f.MinRelevance, f.MinChunks)
+	default:
+		fmt.Fprintf(w, "floor:      nothing found unless relevance reaches %g (from %d chunks)\n", f.MinRelevance, f.MinChunks)
+	}
 	if s.Backend != core.BackendEmbedded {
 		fmt.Fprintf(w, "backend:    %s\n", s.Backend)
 		return nil

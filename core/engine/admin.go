@@ -329,11 +329,27 @@ type Stats struct {
 	StoreBytes         int64 `json:"store_bytes"`
 	IndexBytes         int64 `json:"index_bytes"`
 	FilesBytes         int64 `json:"sessions_bytes"`
+	// Floor is the "nothing found" floor recall applies with this
+	// embedder (retriever.min_relevance and retriever.floor_similarity).
+	Floor Floor `json:"floor"`
+}
+
+// Floor says when a recall finds nothing: when, over the top hits, the
+// best relevance plus SimilarityWeight × (the best cosine −
+// SimilarityCenter) stays below MinRelevance (0: no floor). The floor
+// does not apply to an index of fewer than MinChunks chunks.
+type Floor struct {
+	MinRelevance     float64 `json:"min_relevance"`
+	SimilarityWeight float64 `json:"similarity_weight"`
+	SimilarityCenter float64 `json:"similarity_center"`
+	MinChunks        int     `json:"min_chunks"`
 }
 
 // Stats counts what the home holds.
 func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	s := Stats{Home: e.home, Namespaces: map[string]int{}, Embedder: e.info, Backend: core.BackendEmbedded}
+	cal := e.floorCalibration()
+	s.Floor = Floor{MinRelevance: *e.cfg.Retriever.MinRelevance, SimilarityWeight: cal.Weight, SimilarityCenter: cal.Center, MinChunks: minFloorChunks}
 	if e.backend != nil {
 		s.Backend = e.st.Path()
 	}
