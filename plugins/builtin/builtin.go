@@ -48,7 +48,8 @@ var embedders = map[string]embedder.Factory{
 		if err := o.err(nil); err != nil {
 			return nil, err
 		}
-		m, err := uselite.Load(dir)
+		// The weights are read at the first text to embed (issue 15).
+		m, err := uselite.Open(dir)
 		return m, o.err(err)
 	},
 	openai.Name: func(_ context.Context, options map[string]string) (embedder.Embedder, error) {

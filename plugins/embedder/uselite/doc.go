@@ -52,7 +52,9 @@
 //
 // [Load] reads the files once; a [Model] is immutable and safe for
 // concurrent use, and [Model.Embed] spreads texts over GOMAXPROCS
-// goroutines.
+// goroutines. [Open] returns a [Lazy] model instead, which reads the
+// weights at its first Embed (the engine's built-in does this, so that a
+// command that embeds nothing does not pay for them).
 //
 // The tests compare against shared/models/use-lite/reference.json (found
 // by walking up from the working directory, or under $HUIMEM_SHARED). They

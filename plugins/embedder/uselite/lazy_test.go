@@ -1,0 +1,72 @@
+package uselite
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestLazyLoadsAtFirstEmbed: Open reads no weights, Info needs none, and
+// the first Embed loads the model and embeds exactly as Load's model does.
+func TestLazyLoadsAtFirstEmbed(t *testing.T) {
+	want := testModel(t) // skips without the weights
+	l, err := Open(DefaultDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := l.Info(t.Context())
+	if err != nil || info.Name != Name || info.Model != ModelName || info.Dim != Dim {
+		t.Fatalf("Info = %+v, %v", info, err)
+	}
+	if l.Loaded() {
+		t.Fatal("Open or Info read the weights")
+	}
+	texts := []string{"we decided to deploy on Friday", ""}
+	got, err := l.Embed(t.Context(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Loaded() {
+		t.Fatal("Embed did not load the model")
+	}
+	ref, err := want.Embed(t.Context(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range texts {
+		if !slices.Equal(got[i], ref[i]) {
+			t.Errorf("text %d: lazy model's vector differs from Load's", i)
+		}
+	}
+}
+
+// TestLazyErrors: missing files fail at Open as Load fails; damaged
+// weights fail at every Embed, with the file named.
+func TestLazyErrors(t *testing.T) {
+	if _, err := Open(t.TempDir()); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), modelFile) {
+		t.Errorf("Open of an empty folder: %v, want fs.ErrNotExist naming %s", err, modelFile)
+	}
+	dir := t.TempDir()
+	for name, body := range map[string]string{modelFile: "{not json", vocabFile: "[]"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatalf("Open with both files present: %v", err)
+	}
+	for range 2 {
+		_, err := l.Embed(t.Context(), []string{"x"})
+		if err == nil || !strings.Contains(err.Error(), modelFile) {
+			t.Errorf("Embed with a damaged model.json: %v, want an error naming it", err)
+		}
+	}
+	if !l.Loaded() {
+		t.Error("Loaded is false after a failed load")
+	}
+}
