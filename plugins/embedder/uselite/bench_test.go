@@ -63,3 +63,15 @@ func BenchmarkEncode(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*len(texts))/b.Elapsed().Seconds(), "sentences/s")
 }
+
+// BenchmarkLoad reads and decodes the weights, as the first Embed of a
+// one-shot command does.
+func BenchmarkLoad(b *testing.B) {
+	testModel(b) // skips without the weights
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(DefaultDir()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -22,9 +22,13 @@ var _ core.Embedder = (*Model)(nil)
 // Model is the Universal Sentence Encoder Lite, loaded into memory. It is
 // immutable after [Load] and safe for concurrent use.
 type Model struct {
-	tok   *Tokenizer
-	g     *graph
-	empty []float32 // the embedding of a text without tokens
+	tok *Tokenizer
+	g   *graph
+	// empty is the embedding of a text without tokens, computed when one
+	// is first embedded (a run of the graph, a third of a load).
+	emptyOnce sync.Once
+	empty     []float32
+	emptyErr  error
 }
 
 // Load reads model.json, the weight shards it lists and vocab.json from
@@ -44,20 +48,26 @@ func Load(dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("uselite: reading %s in %s: %w", vocabFile, dir, err)
 	}
-	m := &Model{tok: newTokenizer(vocab), g: g}
+	return &Model{tok: newTokenizer(vocab), g: g}, nil
+}
 
-	// An empty text has no tokens, and a batch of one empty text is not a
-	// valid graph input. Its embedding is what the graph gives an empty
-	// sentence inside a batch: put it first, before a one-token sentence.
-	out, err := g.run([][2]int{{1, 0}}, []int{unknownID})
-	if err != nil {
-		return nil, err
-	}
-	if len(out.shape) != 2 || out.shape[0] != 2 || out.shape[1] != Dim {
-		return nil, fmt.Errorf("uselite: model in %s gives %v embeddings, want [2 %d]", dir, out.shape, Dim)
-	}
-	m.empty = out.f[:Dim:Dim]
-	return m, nil
+// emptyVector returns the embedding of a text without tokens. Such a
+// text alone is not a valid graph input; its embedding is what the graph
+// gives an empty sentence inside a batch: put it first, before a
+// one-token sentence.
+func (m *Model) emptyVector() ([]float32, error) {
+	m.emptyOnce.Do(func() {
+		out, err := m.g.run([][2]int{{1, 0}}, []int{unknownID})
+		switch {
+		case err != nil:
+			m.emptyErr = err
+		case len(out.shape) != 2 || out.shape[0] != 2 || out.shape[1] != Dim:
+			m.emptyErr = fmt.Errorf("uselite: the model gives %v embeddings, want [2 %d]", out.shape, Dim)
+		default:
+			m.empty = out.f[:Dim:Dim]
+		}
+	})
+	return m.empty, m.emptyErr
 }
 
 // Tokenizer returns the model's tokenizer.
@@ -121,7 +131,8 @@ func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 func (m *Model) embedOne(text string) ([]float32, error) {
 	ids := m.tok.Encode(text)
 	if len(ids) == 0 {
-		return append([]float32(nil), m.empty...), nil
+		v, err := m.emptyVector()
+		return append([]float32(nil), v...), err
 	}
 	pairs := make([][2]int, len(ids))
 	for k := range ids {

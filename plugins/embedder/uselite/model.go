@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // This file reads a TF.js graph model (model.json and its weight shards)
@@ -358,13 +359,16 @@ func parseAttr(aj attrJSON) (attr, error) {
 func loadWeights(dir string, m *modelJSON) (map[string]*tensor, error) {
 	weights := make(map[string]*tensor)
 	for _, group := range m.WeightsManifest {
-		data, err := readShards(dir, group.Paths)
+		data, mapped, err := mapShards(dir, group.Paths)
+		if err == nil && !mapped {
+			data, err = readShards(dir, group.Paths)
+		}
 		if err != nil {
 			return nil, err
 		}
 		shards := strings.Join(group.Paths, ", ")
 		for _, w := range group.Weights {
-			t, n, err := decodeWeight(w, data)
+			t, n, err := decodeWeight(w, data, mapped)
 			if err != nil {
 				return nil, fmt.Errorf("uselite: reading %s in %s: weight %q: %w", shards, dir, w.Name, err)
 			}
@@ -378,34 +382,55 @@ func loadWeights(dir string, m *modelJSON) (map[string]*tensor, error) {
 	return weights, nil
 }
 
-// readShards reads and concatenates the files of one manifest group.
-func readShards(dir string, paths []string) ([]byte, error) {
+// openShards opens the files of one manifest group, which must lie in
+// dir, and returns their sizes. The caller closes the files (closeAll),
+// also on error.
+func openShards(dir string, paths []string) ([]*os.File, []int, error) {
 	files := make([]*os.File, len(paths))
-	defer func() {
-		for _, f := range files {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}()
-	total := 0
 	sizes := make([]int, len(paths))
 	for k, p := range paths {
 		if !filepath.IsLocal(p) {
-			return nil, fmt.Errorf("uselite: reading %s in %s: shard path %q leaves the directory", modelFile, dir, p)
+			return files, nil, fmt.Errorf("uselite: reading %s in %s: shard path %q leaves the directory", modelFile, dir, p)
 		}
 		f, err := os.Open(filepath.Join(dir, p))
-		if err == nil {
-			files[k] = f
-			var fi os.FileInfo
-			if fi, err = f.Stat(); err == nil {
-				sizes[k] = int(fi.Size())
-				total += sizes[k]
-			}
-		}
 		if err != nil {
-			return nil, fmt.Errorf("uselite: reading %s in %s: %w", p, dir, err)
+			return files, nil, fmt.Errorf("uselite: reading %s in %s: %w", p, dir, err)
 		}
+		files[k] = f
+		fi, err := f.Stat()
+		if err != nil {
+			return files, nil, fmt.Errorf("uselite: reading %s in %s: %w", p, dir, err)
+		}
+		sizes[k] = int(fi.Size())
+	}
+	return files, sizes, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// littleEndian reports whether float32s are stored here as the shards
+// store them.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// readShards reads and concatenates the files of one manifest group.
+func readShards(dir string, paths []string) ([]byte, error) {
+	files, sizes, err := openShards(dir, paths)
+	defer closeAll(files)
+	if err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, n := range sizes {
+		total += n
 	}
 	data := make([]byte, total)
 	at := 0
@@ -420,7 +445,11 @@ func readShards(dir string, paths []string) ([]byte, error) {
 
 // decodeWeight decodes one weight from the front of data and says how many
 // bytes it used.
-func decodeWeight(w weightJSON, data []byte) (*tensor, int, error) {
+//
+// With inPlace (data is a private mapping of the shards that outlives the
+// tensor), a float32 weight that is aligned, on a little-endian machine,
+// is used where it lies rather than copied.
+func decodeWeight(w weightJSON, data []byte, inPlace bool) (*tensor, int, error) {
 	for _, d := range w.Shape {
 		if d < 0 {
 			return nil, 0, fmt.Errorf("bad shape %v", w.Shape)
@@ -452,6 +481,10 @@ func decodeWeight(w weightJSON, data []byte) (*tensor, int, error) {
 	le := binary.LittleEndian
 	switch kind {
 	case "float32":
+		if inPlace && count > 0 && littleEndian && uintptr(unsafe.Pointer(&data[0]))%4 == 0 {
+			f := unsafe.Slice((*float32)(unsafe.Pointer(&data[0])), count)
+			return &tensor{dt: dtFloat, shape: w.Shape, f: f}, n, nil
+		}
 		t := newTensor(dtFloat, w.Shape)
 		for k := range t.f {
 			t.f[k] = math.Float32frombits(le.Uint32(data[4*k:]))

@@ -47,29 +47,31 @@ type vocabEntry struct {
 	score float64
 }
 
-func (v *vocabEntry) UnmarshalJSON(b []byte) error {
-	var pair []json.RawMessage
-	if err := json.Unmarshal(b, &pair); err != nil {
-		return err
-	}
-	if len(pair) != 2 {
-		return fmt.Errorf("want a [piece, score] pair, got %s", b)
-	}
-	if err := json.Unmarshal(pair[0], &v.piece); err != nil {
-		return err
-	}
-	return json.Unmarshal(pair[1], &v.score)
-}
-
 // parseVocab decodes vocab.json: an array of [piece, score] pairs whose
-// places are the token ids.
+// places are the token ids. One decoding pass into generic values: a
+// custom decoder per pair took 0.1 s of every load (issue 15).
 func parseVocab(b []byte) ([]vocabEntry, error) {
-	var v []vocabEntry
-	if err := json.Unmarshal(b, &v); err != nil {
+	var raw [][]any
+	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, err
 	}
-	if len(v) <= reservedPieces {
-		return nil, fmt.Errorf("only %d pieces", len(v))
+	if len(raw) <= reservedPieces {
+		return nil, fmt.Errorf("only %d pieces", len(raw))
+	}
+	v := make([]vocabEntry, len(raw))
+	for id, pair := range raw {
+		if len(pair) != 2 {
+			return nil, fmt.Errorf("entry %d: want a [piece, score] pair, got %d values", id, len(pair))
+		}
+		piece, ok := pair[0].(string)
+		if !ok {
+			return nil, fmt.Errorf("entry %d: the piece is %T, not a string", id, pair[0])
+		}
+		score, ok := pair[1].(float64)
+		if !ok && pair[1] != nil { // a few pieces (":", "://") have null: 0
+			return nil, fmt.Errorf("entry %d: the score is %T, not a number", id, pair[1])
+		}
+		v[id] = vocabEntry{piece, score}
 	}
 	return v, nil
 }

@@ -80,13 +80,15 @@ func TestParseVocab(t *testing.T) {
 		{"short pair", `[["a", 0], ["b", 0], ["c", 0], ["d", 0], ["e", 0], ["f", 0], ["g"]]`},
 		{"score not a number", `[["a", 0], ["b", 0], ["c", 0], ["d", 0], ["e", 0], ["f", 0], ["g", "x"]]`},
 		{"too short", `[["a", 0]]`},
+		{"piece not a string", `[["a", 0], ["b", 0], ["c", 0], ["d", 0], ["e", 0], ["f", 0], [7, 0]]`},
+		{"long pair", `[["a", 0], ["b", 0], ["c", 0], ["d", 0], ["e", 0], ["f", 0], ["g", 0, 1]]`},
 	} {
 		if _, err := parseVocab([]byte(tc.in)); err == nil {
 			t.Errorf("%s: parseVocab(%s) succeeded", tc.name, tc.in)
 		}
 	}
-	v, err := parseVocab([]byte(`[["a", 0], ["b", 0], ["c", 0], ["d", 0], ["e", 0], ["f", 0], ["▁g", -1.5]]`))
-	if err != nil || len(v) != 7 || v[6] != (vocabEntry{"▁g", -1.5}) {
+	v, err := parseVocab([]byte(`[["a", 0], ["b", 0], ["c", 0], ["d", 0], ["e", 0], ["f", 0], ["▁g", -1.5], [":", null]]`))
+	if err != nil || len(v) != 8 || v[6] != (vocabEntry{"▁g", -1.5}) || v[7] != (vocabEntry{":", 0}) {
 		t.Errorf("got %v, %v", v, err)
 	}
 }
