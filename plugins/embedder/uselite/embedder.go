@@ -19,8 +19,9 @@ const (
 
 var _ core.Embedder = (*Model)(nil)
 
-// Model is the Universal Sentence Encoder Lite, loaded into memory. It is
-// immutable after [Load] and safe for concurrent use.
+// Model is the Universal Sentence Encoder Lite, loaded into memory. It
+// does not change after [Load] but for the embedding of an empty text,
+// computed once when first needed, and is safe for concurrent use.
 type Model struct {
 	tok *Tokenizer
 	g   *graph

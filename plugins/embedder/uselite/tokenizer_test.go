@@ -133,3 +133,22 @@ func FuzzEncode(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseVocab(f *testing.F) {
+	for _, s := range []string{
+		`[["a", 0], ["b", 0], ["c", 0], ["d", 0], ["e", 0], ["f", 0], ["▁g", -1.5], [":", null]]`,
+		`[["a"]]`, `[[1, 2]]`, `[]`, `null`, `[null]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := parseVocab(b)
+		if err != nil {
+			return
+		}
+		if len(v) <= reservedPieces {
+			t.Fatalf("accepted %d pieces", len(v))
+		}
+		newTokenizer(v).Encode("the cat sat")
+	})
+}
