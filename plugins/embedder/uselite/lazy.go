@@ -12,11 +12,12 @@ import (
 )
 
 // Lazy is the model as an embedder that reads its weights only when it
-// first embeds a text (issue 15). Reading and decoding the 27 MB of
-// weights takes about 0.4 s and 60 MB of memory, which a one-shot command
-// that embeds nothing (get, stats, forget by id, export), or one whose
-// home turns out to hold another embedder's vectors, need not pay: Info
-// needs no weights. It is safe for concurrent use.
+// first embeds a text (issue 15). A one-shot command that embeds nothing
+// (get, stats, forget by id, export), or one whose home turns out to hold
+// another embedder's vectors, then does not pay for them: with the
+// weights read at every start, such a command took 0.3 s and 82 MiB
+// instead of 45 ms and 27 MiB (docs/models.md). Info needs no weights. It
+// is safe for concurrent use.
 type Lazy struct {
 	dir    string
 	once   sync.Once
