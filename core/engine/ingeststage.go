@@ -69,7 +69,7 @@ type stageRun struct {
 	// it yet.
 	ix        *stageIndexer
 	indexable bool
-	held      idSet
+	held      stagedChunks
 }
 
 // ingestStaged ingests a new source (one that holds no messages yet)
@@ -111,7 +111,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 			return fail(err)
 		}
 	}
-	if err := run.ix.send(ctx, run.held.ids, nil); err != nil {
+	if err := run.ix.send(ctx, &run.held, nil); err != nil {
 		return fail(fmt.Errorf("indexing: %w", err))
 	}
 	if err := run.ix.finish(); err != nil {
@@ -167,7 +167,7 @@ func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Mess
 	if err := e.commitStagedBatch(run, b); err != nil {
 		return err
 	}
-	if err := e.indexStagedBatch(ctx, run, b.written); err != nil {
+	if err := e.indexStagedBatch(ctx, run, &b.written); err != nil {
 		return fmt.Errorf("indexing: %w", err)
 	}
 	run.deferred = append(run.deferred, b.deferred...)
@@ -192,7 +192,7 @@ type stagedBatch struct {
 	// newSessions counts the sessions the stage starts.
 	newSessions int
 	// written are the chunks the batch wrote or removed.
-	written []string
+	written stagedChunks
 }
 
 // planStagedBatch works out, in a read transaction, the batch's new
@@ -289,13 +289,11 @@ func (e *Engine) commitStagedBatch(run *stageRun, b *stagedBatch) error {
 				return fmt.Errorf("store changed during ingest; try again")
 			}
 		}
-		b.written = b.written[:0]
+		b.written = stagedChunks{}
 		for _, p := range b.plans {
-			w, err := writeStagedSession(tx, run.info.ID, p)
-			if err != nil {
+			if err := writeStagedSession(tx, run.info.ID, p, &b.written); err != nil {
 				return fmt.Errorf("writing session %q: %w", p.session, err)
 			}
-			b.written = append(b.written, w...)
 		}
 		for _, k := range b.claims {
 			if err := tx.ClaimMessage(run.src, k); err != nil {
@@ -312,14 +310,14 @@ func (e *Engine) commitStagedBatch(run *stageRun, b *stagedBatch) error {
 
 // writeStagedSession writes a planned session of a stage: its chunks and
 // vectors, and its record and chunk list in the stage, for publication.
-// It returns the ids of the chunks it wrote or removed.
-func writeStagedSession(tx *store.Tx, stage string, p *sessionPlan) ([]string, error) {
+// It adds the chunks it wrote or removed to written.
+func writeStagedSession(tx *store.Tx, stage string, p *sessionPlan, written *stagedChunks) error {
 	ids := make([]string, len(p.chunks))
-	var pending, written []string
+	var pending []string
 	for i, c := range p.chunks {
 		id, err := tx.AllocID(c.rec.Key)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		ids[i], c.rec.ID = id, id
 	}
@@ -332,16 +330,16 @@ func writeStagedSession(tx *store.Tx, stage string, p *sessionPlan) ([]string, e
 			continue
 		}
 		if err := tx.PutStagedChunk(stage, c.rec, c.vec, c.chunk.Time); err != nil {
-			return nil, err
+			return err
 		}
-		written = append(written, c.rec.ID)
+		written.add(stagedChunk{id: c.rec.ID, rec: c.rec, msgs: c.chunk.Messages})
 	}
 	for _, old := range p.old {
 		if !slices.Contains(ids, old.ID) {
 			if err := tx.DeleteStagedChunk(stage, old); err != nil {
-				return nil, err
+				return err
 			}
-			written = append(written, old.ID)
+			written.add(stagedChunk{id: old.ID})
 		}
 	}
 	sess := store.Session{
@@ -349,7 +347,7 @@ func writeStagedSession(tx *store.Tx, stage string, p *sessionPlan) ([]string, e
 		First: p.msgs[0].Time.Format(time.RFC3339Nano), Last: p.msgs[len(p.msgs)-1].Time.Format(time.RFC3339Nano),
 		Count: len(p.msgs), Chunks: len(ids),
 	}
-	return written, tx.PutStagedSession(stage, &store.StagedSession{Session: sess, IDs: ids, Pending: pending})
+	return tx.PutStagedSession(stage, &store.StagedSession{Session: sess, IDs: ids, Pending: pending})
 }
 
 // publishStage publishes a stage in the ingest's transaction and records

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
 )
 
@@ -56,7 +58,7 @@ import (
 // (written) in a staged ingest: they are held, and sent to the indexer as
 // the comment above says, starting it when the stage has just become
 // indexed.
-func (e *Engine) indexStagedBatch(ctx context.Context, run *stageRun, written []string) error {
+func (e *Engine) indexStagedBatch(ctx context.Context, run *stageRun, written *stagedChunks) error {
 	if run.info.Indexed && run.ix == nil {
 		ix, err := e.startStageIndex(ctx)
 		if err != nil {
@@ -66,41 +68,71 @@ func (e *Engine) indexStagedBatch(ctx context.Context, run *stageRun, written []
 	}
 	if run.ix == nil {
 		if run.indexable { // else the stage is indexed at its publication
-			run.held.add(written...)
+			run.held.addAll(written)
 		}
 		return nil
 	}
-	if err := run.ix.send(ctx, run.held.ids, written); err != nil {
+	if err := run.ix.send(ctx, &run.held, written); err != nil {
 		return err
 	}
-	run.held = idSet{}
-	run.held.add(written...)
+	run.held = stagedChunks{}
+	run.held.addAll(written)
 	return nil
 }
 
-// idSet is a list of chunk ids without repeats, in the order first added.
-type idSet struct {
-	ids  []string
-	seen map[string]bool
+// stagedChunk is a chunk that a staged batch wrote, with its record and
+// messages, or removed (rec nil). The indexer builds its document from
+// them (issue 13): reading the chunk back from the store cost the
+// indexer a fifth of its time, and the page faults of those reads slowed
+// the store's writes beside it.
+type stagedChunk struct {
+	id   string
+	rec  *store.Chunk
+	msgs []core.Message
 }
 
-func (s *idSet) add(ids ...string) {
-	if s.seen == nil {
-		s.seen = map[string]bool{}
+// doc builds the index document of a written chunk: the one
+// [Engine.doc] builds from the store once the batch is committed.
+func (c *stagedChunk) doc() (index.Doc, error) {
+	chunk, err := chunkHead(c.rec)
+	if err != nil {
+		return index.Doc{}, err
 	}
-	for _, id := range ids {
-		if !s.seen[id] {
-			s.seen[id] = true
-			s.ids = append(s.ids, id)
-		}
+	chunk.Messages = c.msgs
+	return docOf(c.rec, chunk), nil
+}
+
+// stagedChunks is a list of staged chunks without repeats, in the order
+// first added; a chunk added again replaces the one before.
+type stagedChunks struct {
+	list []stagedChunk
+	at   map[string]int
+}
+
+func (s *stagedChunks) add(c stagedChunk) {
+	if s.at == nil {
+		s.at = map[string]int{}
+	}
+	if i, ok := s.at[c.id]; ok {
+		s.list[i] = c
+		return
+	}
+	s.at[c.id] = len(s.list)
+	s.list = append(s.list, c)
+}
+
+func (s *stagedChunks) addAll(o *stagedChunks) {
+	for _, c := range o.list {
+		s.add(c)
 	}
 }
 
-func (s *idSet) count() int { return len(s.ids) }
+func (s *stagedChunks) count() int { return len(s.list) }
 
 // stageIndexedHook, when set (by tests), is called on the indexer's
-// goroutine after each batch it indexed.
-var stageIndexedHook func(e *Engine, ids []string)
+// goroutine after each batch it indexed, with the documents it wrote and
+// the chunks it removed.
+var stageIndexedHook func(e *Engine, docs []index.Doc, removed []string)
 
 // pinnable is what the home's own index (core/index) offers for this.
 type pinnable interface {
@@ -118,7 +150,7 @@ func (e *Engine) stageIndexable() bool {
 // stageIndexer indexes a stage's batches, in order, on its own goroutine.
 type stageIndexer struct {
 	e      *Engine
-	ids    chan []string
+	chunks chan []stagedChunk
 	done   chan struct{}
 	err    atomic.Pointer[error]
 	cancel context.CancelFunc
@@ -137,12 +169,12 @@ func (e *Engine) startStageIndex(ctx context.Context) (*stageIndexer, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	si := &stageIndexer{e: e, ids: make(chan []string, 1), done: make(chan struct{}), cancel: cancel, unpin: sync.OnceFunc(p.Unpin)}
+	si := &stageIndexer{e: e, chunks: make(chan []stagedChunk, 1), done: make(chan struct{}), cancel: cancel, unpin: sync.OnceFunc(p.Unpin)}
 	endGC := beginOverlapGC() // issue 15: see ingestgc.go
 	go func() {
 		defer endGC()
 		defer close(si.done)
-		for ids := range si.ids {
+		for chunks := range si.chunks {
 			if si.err.Load() != nil {
 				continue // drain, so that send never blocks
 			}
@@ -151,39 +183,83 @@ func (e *Engine) startStageIndex(ctx context.Context) (*stageIndexer, error) {
 			// One batch at a time: the stage's own goroutine keeps the
 			// other core busy, and each batch in the works holds its
 			// analysis in memory (10k chunks: peak RSS 5 MiB less).
-			if err := e.indexChunks(ctx, ids, old, old, 1); err != nil {
+			if err := e.indexStaged(ctx, chunks, old); err != nil {
 				si.err.Store(&err)
-			} else if stageIndexedHook != nil {
-				stageIndexedHook(e, ids)
 			}
 		}
 	}()
 	return si, nil
 }
 
+// indexStaged writes the documents of a stage's written chunks, and
+// removes its removed ones, in index batches bounded as applyOutbox's
+// are, each recording generation gen.
+func (e *Engine) indexStaged(ctx context.Context, chunks []stagedChunk, gen uint64) error {
+	// issue 15: the store pages that the stage's writes mapped need not
+	// stay resident while bleve analyses the batch, where the heap peaks.
+	e.st.ReleaseMapped()
+	var docs []index.Doc
+	var removed []string
+	size := 0
+	flush := func() error {
+		if len(docs) == 0 && len(removed) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := e.ix.Apply(docs, removed, gen); err != nil {
+			return err
+		}
+		if stageIndexedHook != nil {
+			stageIndexedHook(e, docs, removed)
+		}
+		docs, removed, size = nil, nil, 0
+		return nil
+	}
+	for i := range chunks {
+		c := &chunks[i]
+		if c.rec == nil {
+			removed = append(removed, c.id)
+			continue
+		}
+		d, err := c.doc()
+		if err != nil {
+			return err
+		}
+		docs = append(docs, d)
+		if size += index.DocBytes(&d, nil); len(docs) >= indexBatch || size >= indexBatchBytes {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
 // send queues the chunks a batch wrote or removed, less those in later,
 // which a later batch wrote or removed again and which go with it. It
 // waits while the indexer is a batch behind, which bounds the memory, and
 // returns the indexer's error, if it failed.
-func (si *stageIndexer) send(ctx context.Context, ids, later []string) error {
+func (si *stageIndexer) send(ctx context.Context, held, later *stagedChunks) error {
 	if si == nil {
 		return nil
 	}
-	if len(later) > 0 {
-		again := make(map[string]bool, len(later))
-		for _, id := range later {
-			again[id] = true
-		}
-		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return again[id] })
+	chunks := held.list
+	if later != nil && later.count() > 0 {
+		chunks = slices.DeleteFunc(slices.Clone(chunks), func(c stagedChunk) bool {
+			_, again := later.at[c.id]
+			return again
+		})
 	}
-	if len(ids) == 0 {
+	if len(chunks) == 0 {
 		return nil
 	}
 	if err := si.err.Load(); err != nil {
 		return *err
 	}
 	select {
-	case si.ids <- ids:
+	case si.chunks <- chunks:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -212,7 +288,7 @@ func (si *stageIndexer) stop(cancel bool) {
 	select {
 	case <-si.done:
 	default:
-		close(si.ids)
+		close(si.chunks)
 		<-si.done
 	}
 	si.cancel()

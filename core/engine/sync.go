@@ -289,11 +289,17 @@ func (e *Engine) doc(tx *store.Tx, c *store.Chunk) (index.Doc, error) {
 	if err != nil {
 		return index.Doc{}, err
 	}
+	return docOf(c, chunk), nil
+}
+
+// docOf builds the index document of stored chunk c from chunk, c with
+// its messages.
+func docOf(c *store.Chunk, chunk *core.Chunk) index.Doc {
 	text, reply := splitRoles(chunk)
 	return index.Doc{
 		ID: c.ID, NS: c.NS, Session: c.Session, Time: chunk.Time, Text: text, Reply: reply,
 		Roles: c.Roles, Speakers: c.Speakers, Topic: c.Topic, Types: chunk.MemoryTypes(),
-	}, nil
+	}
 }
 
 // splitRoles returns a chunk's content without its assistant messages, and

@@ -19,18 +19,9 @@ import (
 
 // hydrate turns a stored chunk into a core chunk with its messages' text.
 func (e *Engine) hydrate(tx *store.Tx, c *store.Chunk) (*core.Chunk, error) {
-	out := &core.Chunk{
-		Anchor:    core.Anchor{ID: c.ID, Prev: c.Prev, Next: c.Next},
-		Namespace: c.NS, Session: c.Session, File: c.File,
-		LineStart: c.LineStart, LineEnd: c.LineEnd, Section: c.Section,
-		Topic: c.Topic, Memories: c.Memories, Text: c.Text,
-	}
-	var err error
-	if out.Time, err = time.Parse(time.RFC3339Nano, c.Time); err != nil {
-		return nil, fmt.Errorf("chunk %s: bad time: %w", c.ID, err)
-	}
-	if out.End, err = time.Parse(time.RFC3339Nano, c.End); err != nil {
-		return nil, fmt.Errorf("chunk %s: bad end time: %w", c.ID, err)
+	out, err := chunkHead(c)
+	if err != nil {
+		return nil, err
 	}
 	out.Messages = make([]core.Message, 0, len(c.Msgs))
 	for _, ref := range c.Msgs {
@@ -48,6 +39,24 @@ func (e *Engine) hydrate(tx *store.Tx, c *store.Chunk) (*core.Chunk, error) {
 			}
 		}
 		out.Messages = append(out.Messages, m)
+	}
+	return out, nil
+}
+
+// chunkHead turns a stored chunk into a core chunk without its messages.
+func chunkHead(c *store.Chunk) (*core.Chunk, error) {
+	out := &core.Chunk{
+		Anchor:    core.Anchor{ID: c.ID, Prev: c.Prev, Next: c.Next},
+		Namespace: c.NS, Session: c.Session, File: c.File,
+		LineStart: c.LineStart, LineEnd: c.LineEnd, Section: c.Section,
+		Topic: c.Topic, Memories: c.Memories, Text: c.Text,
+	}
+	var err error
+	if out.Time, err = time.Parse(time.RFC3339Nano, c.Time); err != nil {
+		return nil, fmt.Errorf("chunk %s: bad time: %w", c.ID, err)
+	}
+	if out.End, err = time.Parse(time.RFC3339Nano, c.End); err != nil {
+		return nil, fmt.Errorf("chunk %s: bad end time: %w", c.ID, err)
 	}
 	return out, nil
 }
