@@ -111,7 +111,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 			return fail(err)
 		}
 	}
-	if err := run.ix.send(ctx, &run.held, nil); err != nil {
+	if err := run.ix.send(ctx, &run.held); err != nil {
 		return fail(fmt.Errorf("indexing: %w", err))
 	}
 	if err := run.ix.finish(); err != nil {
@@ -161,13 +161,23 @@ func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Mess
 	// issue 13: from bulkMin chunks on, the stage is indexed as it goes
 	// (stageindex.go); its record says so before the index holds any of
 	// it.
-	if run.indexable && run.ix == nil && run.held.count() >= bulkMin {
+	planned := 0
+	for _, p := range b.plans {
+		planned += len(p.chunks)
+	}
+	if run.indexable && run.ix == nil && run.held.count()+planned >= bulkMin {
 		run.info.Indexed = true // saved by the commit, undone if it fails
 	}
 	if err := e.commitStagedBatch(run, b); err != nil {
 		return err
 	}
-	if err := e.indexStagedBatch(ctx, run, &b.written); err != nil {
+	tails := map[string]bool{}
+	for _, p := range b.plans {
+		if n := len(p.chunks); n > 0 {
+			tails[p.chunks[n-1].rec.ID] = true
+		}
+	}
+	if err := e.indexStagedBatch(ctx, run, &b.written, tails); err != nil {
 		return fmt.Errorf("indexing: %w", err)
 	}
 	run.deferred = append(run.deferred, b.deferred...)

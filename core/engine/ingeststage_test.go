@@ -215,7 +215,7 @@ func TestUnpublishedStageIsInvisible(t *testing.T) {
 			if indexed {
 				// What the indexer was sent is in the index, on disk; the
 				// index stays pinned, as when the process dies.
-				if err := run.ix.send(t.Context(), &run.held, nil); err != nil {
+				if err := run.ix.send(t.Context(), &run.held); err != nil {
 					t.Fatal(err)
 				}
 				if err := run.ix.finish(); err != nil {

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -45,20 +44,23 @@ import (
 // batch: BM25's statistics are summed over the index's segments, and
 // a small ingest scores as a one-transaction ingest of the same messages
 // does only if it writes one segment. A stage is indexed as it goes
-// once it has written bulkMin chunks: from the next batch on, the chunks
-// it wrote so far go to the indexer, then each batch's.
+// once it holds bulkMin chunks, counting the batch being committed: the
+// chunks it wrote so far go to the indexer, then each batch's.
 //
-// A batch's chunks go to the indexer once the next batch is committed,
-// less those that batch wrote or removed again (they go with it): a
-// session that goes on into the next batch has its last chunk rewritten
-// there, and a chunk indexed twice leaves a replaced document in a
-// segment until a merge.
+// A committed batch's chunks go to the indexer at once, except the last
+// chunk of each session the batch wrote: a session that goes on into the
+// next batch has its last chunk rewritten there, and a chunk indexed
+// twice leaves a replaced document in a segment until a merge. Those are
+// held, and go with the next batch (as it rewrote them, if it did). So
+// the indexer works on a batch while the next is planned and committed,
+// from the first batch on, and once the last is committed only it is
+// left to index.
 
 // indexStagedBatch is what happens to a committed batch's chunks
-// (written) in a staged ingest: they are held, and sent to the indexer as
-// the comment above says, starting it when the stage has just become
-// indexed.
-func (e *Engine) indexStagedBatch(ctx context.Context, run *stageRun, written *stagedChunks) error {
+// (written) in a staged ingest: they are sent to the indexer, or held,
+// as the comment above says, starting the indexer when the stage has
+// just become indexed. tails are the last chunks of the batch's sessions.
+func (e *Engine) indexStagedBatch(ctx context.Context, run *stageRun, written *stagedChunks, tails map[string]bool) error {
 	if run.info.Indexed && run.ix == nil {
 		ix, err := e.startStageIndex(ctx)
 		if err != nil {
@@ -72,11 +74,19 @@ func (e *Engine) indexStagedBatch(ctx context.Context, run *stageRun, written *s
 		}
 		return nil
 	}
-	if err := run.ix.send(ctx, &run.held, written); err != nil {
+	run.held.addAll(written)
+	var ready, hold stagedChunks
+	for _, c := range run.held.list {
+		if tails[c.id] {
+			hold.add(c)
+		} else {
+			ready.add(c)
+		}
+	}
+	if err := run.ix.send(ctx, &ready); err != nil {
 		return err
 	}
-	run.held = stagedChunks{}
-	run.held.addAll(written)
+	run.held = hold
 	return nil
 }
 
@@ -237,29 +247,18 @@ func (e *Engine) indexStaged(ctx context.Context, chunks []stagedChunk, gen uint
 	return flush()
 }
 
-// send queues the chunks a batch wrote or removed, less those in later,
-// which a later batch wrote or removed again and which go with it. It
-// waits while the indexer is a batch behind, which bounds the memory, and
-// returns the indexer's error, if it failed.
-func (si *stageIndexer) send(ctx context.Context, held, later *stagedChunks) error {
-	if si == nil {
-		return nil
-	}
-	chunks := held.list
-	if later != nil && later.count() > 0 {
-		chunks = slices.DeleteFunc(slices.Clone(chunks), func(c stagedChunk) bool {
-			_, again := later.at[c.id]
-			return again
-		})
-	}
-	if len(chunks) == 0 {
+// send queues chunks for the indexer. It waits while the indexer is a
+// batch behind, which bounds the memory, and returns the indexer's
+// error, if it failed.
+func (si *stageIndexer) send(ctx context.Context, chunks *stagedChunks) error {
+	if si == nil || chunks.count() == 0 {
 		return nil
 	}
 	if err := si.err.Load(); err != nil {
 		return *err
 	}
 	select {
-	case si.chunks <- chunks:
+	case si.chunks <- chunks.list:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
