@@ -9,14 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/huimemory/huimemory/archive/transcript"
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/store"
-	"golang.org/x/sync/errgroup"
 )
 
 // hydrate turns a stored chunk into a core chunk with its messages' text.
@@ -108,57 +106,27 @@ func (e *Engine) writeTranscripts(ctx context.Context) error {
 	if e.backend != nil {
 		return e.storeTranscripts(ctx, list, gens)
 	}
-	// Sealed weeks are re-opened first, one session at a time (they
-	// write the store and the archive folder); then the sessions are
-	// rendered and written by transcriptWriters at once (issue 13: after
-	// a bulk ingest the other core is idle while they are written).
+	var written []string
+	var unstale [][2]string
 	for _, s := range list {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := e.reopenFor(s[0], s[1]); err != nil {
-			if store.IsReadOnly(err) {
-				e.logf("huimem: warning: transcripts not written (%v); the messages are stored and recallable, and the transcripts are written once %s is writable", err, e.sessionsRoot())
-				return nil
-			}
-			return fmt.Errorf("writing transcript of session %q: %w", s[1], err)
-		}
-	}
-	var mu sync.Mutex
-	var written []string
-	var unstale [][2]string
-	grp, gctx := errgroup.WithContext(ctx)
-	grp.SetLimit(transcriptWriters)
-	for _, s := range list {
-		if gctx.Err() != nil {
-			break
-		}
-		grp.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			files, stale, err := e.writeTranscript(s[0], s[1])
-			if err != nil {
-				return fmt.Errorf("writing transcript of session %q: %w", s[1], err)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			written = append(written, files...)
-			if stale {
-				unstale = append(unstale, s)
-			}
-			return nil
-		})
-	}
-	if err := grp.Wait(); err != nil {
-		if store.IsReadOnly(err) {
+		files, stale, err := e.writeTranscript(s[0], s[1])
+		if err != nil && store.IsReadOnly(err) {
 			// issue 16: the store has the messages, and the transcripts
 			// stay queued; a folder that cannot be written fails no
 			// ingest and no read.
 			e.logf("huimem: warning: transcripts not written (%v); the messages are stored and recallable, and the transcripts are written once %s is writable", err, e.sessionsRoot())
 			return nil
 		}
-		return err
+		if err != nil {
+			return fmt.Errorf("writing transcript of session %q: %w", s[1], err)
+		}
+		written = append(written, files...)
+		if stale {
+			unstale = append(unstale, s)
+		}
 	}
 	if err := syncFiles(e.sessionsRoot(), written); err != nil {
 		return fmt.Errorf("flushing transcripts: %w", err)
@@ -184,10 +152,6 @@ func (e *Engine) writeTranscripts(ctx context.Context) error {
 		return nil
 	})
 }
-
-// transcriptWriters is how many transcripts writeTranscripts renders and
-// writes at once.
-const transcriptWriters = 2
 
 // storeTranscripts is writeTranscripts on a backend: the transcripts of
 // the dirty sessions are rendered and stored in the store, in the
@@ -272,9 +236,10 @@ func (e *Engine) Transcript(ctx context.Context, ns, session string) (file strin
 // the files it moved out of. It returns the file written and whether stale
 // files were removed. A sealed week that the change touches is re-opened
 // first (see reopenFor).
-//
-// The caller has re-opened the session's sealed weeks ([Engine.reopenFor]).
 func (e *Engine) writeTranscript(ns, session string) ([]string, bool, error) {
+	if err := e.reopenFor(ns, session); err != nil {
+		return nil, false, err
+	}
 	sess, data, _, err := e.renderTranscript(ns, session)
 	if err != nil || sess == nil {
 		return nil, false, err
