@@ -14,17 +14,29 @@ import (
 // pruned. Two buckets, created on first write, hold the same claims both
 // ways round:
 //
-//	srcmsgs   source name 0 message key → nothing (a source's messages)
-//	msgsrcs   message key source name → nothing (who holds a message)
+//	srcmsgs   source name 0 claim number → message key (a source's messages)
+//	msgsrcs   message key source name → claim number (who holds a message)
 //
 // A message is claimed by every tracked source that holds it; it is
 // removed when the last claim goes. Messages added without a source (the
 // library's Ingest, `huimem add`) carry no claim and are never removed by
 // a re-ingest.
+//
+// Claims are numbered in the order they are made (metaClaimSeq), so that
+// a source's claims are appended to srcmsgs in key order. Keyed by the
+// message key instead, as before schema version 4, each batch of a large
+// ingest inserted its claims all over the bucket, and its commit rewrote
+// most of the bucket's pages: 11% of the time of a 108,000-message ingest.
+// msgsrcs stays keyed by the message key, which is how it is read. A
+// claim made before version 4 is still read: in srcmsgs it is keyed by
+// the message key with no value, in msgsrcs it has no value.
 var (
 	bSrcMsgs = []byte("srcmsgs")
 	bMsgSrcs = []byte("msgsrcs")
 )
+
+// metaClaimSeq numbers the claims (see above).
+const metaClaimSeq = "claimseq"
 
 func init() {
 	// Claims are written in bulk, in random key order: hold them back
@@ -43,23 +55,42 @@ func (t *Tx) ensureSourceBuckets() error {
 	return nil
 }
 
-func srcMsgKey(src string, k core.MessageKey) []byte {
-	return append(append([]byte(src), 0), k[:]...)
+func srcPrefix(src string) []byte {
+	return append([]byte(src), 0)
+}
+
+// srcMsgKey is the srcmsgs key of claim number seq of source src.
+func srcMsgKey(src string, seq []byte) []byte {
+	return append(srcPrefix(src), seq...)
+}
+
+// oldSrcMsgKey is the srcmsgs key of a claim made before schema version 4.
+func oldSrcMsgKey(src string, k core.MessageKey) []byte {
+	return append(srcPrefix(src), k[:]...)
 }
 
 func msgSrcKey(src string, k core.MessageKey) []byte {
 	return append(bytes.Clone(k[:]), src...)
 }
 
-// ClaimMessage records that source src holds the message with key k.
+// ClaimMessage records that source src holds the message with key k. A
+// claim made already stays as it is.
 func (t *Tx) ClaimMessage(src string, k core.MessageKey) error {
 	if err := t.ensureSourceBuckets(); err != nil {
 		return err
 	}
-	if err := t.put(bSrcMsgs, srcMsgKey(src, k), nil); err != nil {
+	if t.get(bMsgSrcs, msgSrcKey(src, k)) != nil {
+		return nil
+	}
+	seq := t.metaU64(metaClaimSeq) + 1
+	if err := t.setMetaU64(metaClaimSeq, seq); err != nil {
 		return err
 	}
-	return t.put(bMsgSrcs, msgSrcKey(src, k), nil)
+	n := u64(seq)
+	if err := t.put(bSrcMsgs, srcMsgKey(src, n), k[:]); err != nil {
+		return err
+	}
+	return t.put(bMsgSrcs, msgSrcKey(src, k), n)
 }
 
 // UnclaimMessage drops source src's claim on message k.
@@ -67,30 +98,40 @@ func (t *Tx) UnclaimMessage(src string, k core.MessageKey) error {
 	if err := t.ensureSourceBuckets(); err != nil {
 		return err
 	}
-	if err := t.del(bSrcMsgs, srcMsgKey(src, k)); err != nil {
+	key := msgSrcKey(src, k)
+	if n := t.get(bMsgSrcs, key); len(n) == 8 {
+		if err := t.del(bSrcMsgs, srcMsgKey(src, n)); err != nil {
+			return err
+		}
+	} else if err := t.del(bSrcMsgs, oldSrcMsgKey(src, k)); err != nil {
 		return err
 	}
-	return t.del(bMsgSrcs, msgSrcKey(src, k))
+	return t.del(bMsgSrcs, key)
 }
 
 // SourceMessages returns the keys of the messages source src claims, as
-// committed before this transaction.
+// committed before this transaction, in the order they were claimed
+// (claims made before schema version 4 first, in key order).
 func (t *Tx) SourceMessages(src string) []core.MessageKey {
 	b := t.b(bSrcMsgs)
 	if b == nil {
 		return nil
 	}
-	prefix := append([]byte(src), 0)
-	var out []core.MessageKey
+	prefix := srcPrefix(src)
+	var out, numbered []core.MessageKey
 	c := b.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		if len(k) == len(prefix)+len(core.MessageKey{}) {
-			var mk core.MessageKey
-			copy(mk[:], k[len(prefix):])
+	for key, v := c.Seek(prefix); key != nil && bytes.HasPrefix(key, prefix); key, v = c.Next() {
+		var mk core.MessageKey
+		switch {
+		case len(v) == len(mk) && len(key) == len(prefix)+8:
+			copy(mk[:], v)
+			numbered = append(numbered, mk)
+		case len(v) == 0 && len(key) == len(prefix)+len(mk):
+			copy(mk[:], key[len(prefix):])
 			out = append(out, mk)
 		}
 	}
-	return out
+	return append(out, numbered...)
 }
 
 // MessageClaimers returns the sources that claim message k, as committed

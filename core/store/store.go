@@ -30,11 +30,16 @@ import (
 //	   float32s until its codes are backfilled) and marked 3 by its
 //	   first write, so that a binary that writes vectors without codes
 //	   refuses it.
-const SchemaVersion = 3
+//	4: a source's claims on messages are keyed in srcmsgs by claim number,
+//	   not by message key (issue 13, sources.go); claims of both forms are
+//	   read, and an older store is marked 4 by its first write, so that a
+//	   binary that reads only the old form, and would take a source for
+//	   one that claims nothing, refuses it.
+const SchemaVersion = 4
 
 // schemaOK reports whether a stored schema version can be opened.
 func schemaOK(v []byte) bool {
-	return string(v) == "1" || string(v) == "2" || string(v) == strconv.Itoa(SchemaVersion)
+	return string(v) == "1" || string(v) == "2" || string(v) == "3" || string(v) == strconv.Itoa(SchemaVersion)
 }
 
 // FileName is the store's file name inside the home.

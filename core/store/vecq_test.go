@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -363,8 +364,8 @@ func TestBackfillVectorCodes(t *testing.T) {
 			t.Errorf("batch %d: codes after the backfill (-want +got):\n%s", batch, diff)
 		}
 		s.View(func(tx *Tx) error {
-			if v := tx.Meta(metaSchema); string(v) != "3" {
-				t.Errorf("schema %s after a write, want 3", v)
+			if v := tx.Meta(metaSchema); string(v) != strconv.Itoa(SchemaVersion) {
+				t.Errorf("schema %s after a write, want %d", v, SchemaVersion)
 			}
 			return nil
 		})
