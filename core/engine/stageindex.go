@@ -92,9 +92,9 @@ func (e *Engine) indexStagedBatch(ctx context.Context, run *stageRun, written *s
 
 // stagedChunk is a chunk that a staged batch wrote, with its record and
 // messages, or removed (rec nil). The indexer builds its document from
-// them (issue 13): reading the chunk back from the store cost the
-// indexer a fifth of its time, and the page faults of those reads slowed
-// the store's writes beside it.
+// them (issue 13): reading the chunks back from the store was 7% of an
+// ingest's CPU, and the page faults of those reads slowed the store's
+// writes beside them.
 type stagedChunk struct {
 	id   string
 	rec  *store.Chunk
