@@ -9,6 +9,7 @@ import (
 	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
 	"github.com/huimemory/huimemory/core/vector"
+	"golang.org/x/sync/errgroup"
 )
 
 // The hybrid search of one time window: BM25 and vector candidates in one
@@ -24,25 +25,26 @@ func (e *Engine) search(ctx context.Context, ix Lexical, p params) ([]cand, erro
 	if p.filter != nil {
 		bq.Filter = p.filter.expr
 	}
+	// The vector side (the query's embedding, the scan, the rescoring)
+	// needs nothing of the BM25 side, so it runs beside it, on the other
+	// core; its candidates join the pool after the neighbours, as they
+	// would one after the other.
+	var vg errgroup.Group
+	var qv []float32
+	var vm []vector.Match
+	vg.Go(func() (err error) {
+		qv, vm, err = e.searchVectors(ctx, ix, p)
+		return err
+	})
 	pl := &candPool{byID: map[string]*cand{}}
-	if err := pl.addBM25(ctx, ix, bq); err != nil {
-		return nil, err
+	hs, err := e.lexicalCandidates(ctx, ix, p, bq, pl)
+	if verr := vg.Wait(); err == nil {
+		err = verr
 	}
-	// Neighbour context (neighbours.go): the in-scope neighbours of the
-	// BM25 candidates join the pool, and the neighbours of every candidate
-	// are scored with the candidates that lack a BM25 score.
-	boost := *r.ContextBoost
-	var hs map[string]store.ChunkHead
-	if boost > 0 && p.text != "" {
-		var err error
-		if hs, err = e.addNeighbours(p, pl); err != nil {
-			return nil, err
-		}
-	}
-	qv, err := e.addVectors(ctx, ix, p, pl)
 	if err != nil {
 		return nil, err
 	}
+	pl.addVectors(vm)
 	var around []string
 	if hs != nil {
 		if around, err = e.contextIDs(pl, hs); err != nil {
@@ -54,7 +56,7 @@ func (e *Engine) search(ctx context.Context, ix Lexical, p params) ([]cand, erro
 		return nil, err
 	}
 	if hs != nil {
-		addContext(pl, hs, own, boost)
+		addContext(pl, hs, own, *r.ContextBoost)
 	}
 	// A candidate with no shared term and no positive similarity is no
 	// evidence at all.
@@ -107,23 +109,38 @@ func (pl *candPool) addBM25(ctx context.Context, ix Lexical, bq index.Search) er
 	return nil
 }
 
-// addVectors embeds the query and adds the cosine scan's candidates (the
-// backend's vector search when it has one), with their similarities and
-// ranks. It returns the query vector, or nil when the vector signal is off
-// or there is no text.
-func (e *Engine) addVectors(ctx context.Context, ix Lexical, p params, pl *candPool) ([]float32, error) {
-	if p.text == "" || e.cfg.Retriever.VectorWeight <= 0 {
+// lexicalCandidates adds the BM25 search's candidates to pl and, with
+// the neighbour context on (neighbours.go), the in-scope neighbours of
+// those candidates, returning the chunk heads it read for them (nil with
+// the context off or no text).
+func (e *Engine) lexicalCandidates(ctx context.Context, ix Lexical, p params, bq index.Search, pl *candPool) (map[string]store.ChunkHead, error) {
+	if err := pl.addBM25(ctx, ix, bq); err != nil {
+		return nil, err
+	}
+	if *e.cfg.Retriever.ContextBoost <= 0 || p.text == "" {
 		return nil, nil
+	}
+	return e.addNeighbours(p, pl)
+}
+
+// searchVectors embeds the query and runs the cosine scan (the backend's
+// vector search when it has one). It returns the query vector and the
+// scan's matches, best first, or nothing when the vector signal is off or
+// there is no text. It touches no candidate pool, so that it can run
+// beside the BM25 search.
+func (e *Engine) searchVectors(ctx context.Context, ix Lexical, p params) ([]float32, []vector.Match, error) {
+	if p.text == "" || e.cfg.Retriever.VectorWeight <= 0 {
+		return nil, nil, nil
 	}
 	vecs, err := e.embed(ctx, []string{p.text})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	qv := vecs[0]
 	var allow func(string) bool
 	if p.filter != nil {
 		if allow, err = e.filterAllow(ctx, ix, p); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var vm []vector.Match
@@ -133,13 +150,18 @@ func (e *Engine) addVectors(ctx context.Context, ix Lexical, p params, pl *candP
 		vm, err = e.vx.Search(p.ns, qv, p.since, p.before, p.pool, allow)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return qv, vm, nil
+}
+
+// addVectors adds the cosine scan's candidates, with their similarities
+// and ranks.
+func (pl *candPool) addVectors(vm []vector.Match) {
 	for i, m := range vm {
 		c := pl.get(m.ID)
 		c.cos, c.time, c.vRank = float64(m.Score), m.Time, i+1
 	}
-	return qv, nil
 }
 
 // fillSignals gives every candidate the signal that its list did not,
@@ -147,21 +169,44 @@ func (e *Engine) addVectors(ctx context.Context, ix Lexical, p params, pl *candP
 // context) found, and the cosine (and time) of those only BM25 found. It
 // returns the BM25 scores of the chunks in also, which are not
 // candidates (see neighbours.go); those that share no term are absent.
+// The cosines are read beside the BM25 search: the two write different
+// fields of a candidate.
 func (e *Engine) fillSignals(ctx context.Context, ix Lexical, bq index.Search, qv []float32, pl *candPool, also []string) (map[string]float64, error) {
-	var needBM []string
+	var needBM, needCos []*cand
 	for _, c := range pl.order {
 		if c.bm25 < 0 {
-			needBM = append(needBM, c.id)
+			needBM = append(needBM, c)
+		}
+		if c.cos <= -2 {
+			needCos = append(needCos, c)
 		}
 	}
+	var g errgroup.Group
+	if len(needCos) > 0 {
+		g.Go(func() error { return e.fillCosines(qv, needCos) })
+	}
+	own, err := fillBM25(ctx, ix, bq, pl, needBM, also)
+	if gerr := g.Wait(); err == nil {
+		err = gerr
+	}
+	return own, err
+}
+
+// fillBM25 gives the candidates in need their BM25 scores (0 for those
+// that share no term) and returns those of the chunks in also.
+func fillBM25(ctx context.Context, ix Lexical, bq index.Search, pl *candPool, need []*cand, also []string) (map[string]float64, error) {
 	var own map[string]float64
 	if len(also) > 0 {
 		own = make(map[string]float64, len(also))
 	}
-	if len(needBM)+len(also) > 0 && bq.Text != "" {
+	if len(need)+len(also) > 0 && bq.Text != "" {
 		// Every candidate is in the search's scope already, and scores do
 		// not depend on it: the chunks of also need not be.
-		ids := append(needBM, also...)
+		ids := make([]string, 0, len(need)+len(also))
+		for _, c := range need {
+			ids = append(ids, c.id)
+		}
+		ids = append(ids, also...)
 		bq.IDs, bq.Size, bq.Since, bq.Before, bq.Filter = ids, len(ids), time.Time{}, time.Time{}, nil
 		more, err := ix.Search(ctx, bq)
 		if err != nil {
@@ -175,18 +220,25 @@ func (e *Engine) fillSignals(ctx context.Context, ix Lexical, bq index.Search, q
 			}
 		}
 	}
-	return own, e.st.View(func(tx *store.Tx) error {
-		for _, c := range pl.order {
-			if c.bm25 < 0 {
-				c.bm25 = 0
-			}
-			if c.cos > -2 {
-				continue
-			}
+	for _, c := range need {
+		if c.bm25 < 0 {
+			c.bm25 = 0
+		}
+	}
+	return own, nil
+}
+
+// fillCosines gives the candidates their times and their cosines with
+// the query vector qv (0 without one, or for a chunk with no vector).
+func (e *Engine) fillCosines(qv []float32, need []*cand) error {
+	return e.st.View(func(tx *store.Tx) error {
+		var v []float32
+		for _, c := range need {
 			raw, t := tx.RawVector(c.id)
 			c.time, c.cos = t, 0
 			if raw != nil && qv != nil {
-				c.cos = float64(vector.Dot(qv, store.DecodeVector(nil, raw)))
+				v = store.DecodeVector(v[:0], raw)
+				c.cos = float64(vector.Dot(qv, v))
 			}
 		}
 		return nil

@@ -58,6 +58,8 @@ func appendCode(dst []byte, v []float32) []byte {
 type qQuery struct {
 	q16   []int16
 	scale float32
+	// perScale is a code's slack per unit of its scale (see slack).
+	perScale float32
 }
 
 // qMax is the largest |q16_i| of a dim-dimensional query: 32767, or less
@@ -80,11 +82,35 @@ func quantizeQuery(q []float32) qQuery {
 	}
 	lim := qMax(len(q))
 	out.scale = m / float32(lim)
+	var l1 float64
 	for i, f := range q {
 		out.q16[i] = int16(max(-float64(lim), min(float64(lim), math.Round(float64(f/out.scale)))))
+		l1 += math.Abs(float64(f))
 	}
+	out.perScale = float32(l1/2 + float64(out.scale)*127*float64(len(q))/2 + slackRel*127*l1)
 	return out
 }
+
+// slack bounds how far the approximate score of a code of scale s lies
+// from the exact score of its vector v. With the code c (v_i = s*c_i +
+// e_i, |e_i| <= s/2, |c_i| <= 127) and the quantised query (q_i =
+// scale*q16_i + d_i, |d_i| <= scale/2):
+//
+//	|q.v - scale*s*(q16.c)| <= sum |q_i||e_i| + sum |d_i|*s*|c_i|
+//	                        <= s*(|q|_1/2 + scale*127*dim/2)
+//
+// to which slack adds the float32 rounding of both scores: slackRel of
+// the largest |q.v| can be, |q|_1*127*s, and slackAbs.
+func (q *qQuery) slack(s float32) float32 {
+	return s*q.perScale + slackAbs
+}
+
+// The rounding allowances of slack: float32 sums of a few thousand
+// products err by well under a millionth of their magnitude.
+const (
+	slackRel = 1e-4
+	slackAbs = 1e-4
+)
 
 // approx returns the approximate score of a vector by its code.
 func (q *qQuery) approx(c []int8, scale float32) float32 {

@@ -177,7 +177,7 @@ func TestCodeSearchIsExact(t *testing.T) {
 }
 
 // TestCodeSearchReads checks what a search of codes reads: codes for the
-// window, and the float32s of the pool only; and that the cache then holds
+// window, and the float32s of the pool's reachable candidates only; and that the cache then holds
 // codes, about a quarter of the float32s' bytes.
 func TestCodeSearchReads(t *testing.T) {
 	start := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
@@ -185,10 +185,12 @@ func TestCodeSearchReads(t *testing.T) {
 	cs := newCodeStore(m)
 	x := NewWithOptions(256, m.load, cs.options(0))
 	q := m.rows[3].vec
+	// The pool is 84 for k = 20; 46 of them can reach the 20 best by
+	// their codes' slack (reachable), and only those are fetched.
 	for i, want := range []struct{ codes, fetches, reads int }{
-		{672, 84, 0}, // read from the store
-		{672, 84, 0}, // read again, and copied into the cache
-		{0, 84, 0},   // from the cache
+		{672, 46, 0}, // read from the store
+		{672, 46, 0}, // read again, and copied into the cache
+		{0, 46, 0},   // from the cache
 	} {
 		cs.codeReads, cs.fetches, m.reads = 0, 0, 0
 		if _, err := x.Search("", q, time.Time{}, time.Time{}, 20, nil); err != nil {

@@ -398,7 +398,14 @@ func segmentWithin(b int64, g gap) bool {
 // topK keeps the k best matches in a min-heap.
 type topK struct {
 	k int
-	h []Match
+	h []scored
+}
+
+// scored is a match in a [topK]: for an approximate score (a code's),
+// slack bounds its distance from the exact score.
+type scored struct {
+	Match
+	slack float32
 }
 
 func worse(a, b Match) bool {
@@ -409,24 +416,34 @@ func worse(a, b Match) bool {
 }
 
 func (t *topK) Len() int           { return len(t.h) }
-func (t *topK) Less(i, j int) bool { return worse(t.h[i], t.h[j]) }
+func (t *topK) Less(i, j int) bool { return worse(t.h[i].Match, t.h[j].Match) }
 func (t *topK) Swap(i, j int)      { t.h[i], t.h[j] = t.h[j], t.h[i] }
-func (t *topK) Push(v any)         { t.h = append(t.h, v.(Match)) }
+func (t *topK) Push(v any)         { t.h = append(t.h, v.(scored)) }
 func (t *topK) Pop() any           { v := t.h[len(t.h)-1]; t.h = t.h[:len(t.h)-1]; return v }
 
-func (t *topK) offer(m Match) {
+func (t *topK) offer(m Match) { t.offerApprox(m, 0) }
+
+// offerApprox offers a match whose score is within slack of its exact
+// score.
+func (t *topK) offerApprox(m Match, slack float32) {
 	if len(t.h) < t.k {
-		heap.Push(t, m)
+		heap.Push(t, scored{m, slack})
 		return
 	}
-	if worse(t.h[0], m) {
-		t.h[0] = m
+	if worse(t.h[0].Match, m) {
+		t.h[0] = scored{m, slack}
 		heap.Fix(t, 0)
 	}
 }
 
 func (t *topK) sorted() []Match {
-	out := slices.Clone(t.h)
+	if len(t.h) == 0 {
+		return nil
+	}
+	out := make([]Match, len(t.h))
+	for i, s := range t.h {
+		out[i] = s.Match
+	}
 	slices.SortFunc(out, func(a, b Match) int {
 		switch {
 		case worse(b, a):

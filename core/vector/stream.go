@@ -101,7 +101,7 @@ func (x *Index) stream(ns string, q *query, p *plan, h *topK, allow func(string)
 				return nil
 			}
 			if p.code {
-				h.offer(Match{ID: id, Time: t, Score: q.q.approx(c, cs)})
+				h.offerApprox(Match{ID: id, Time: t, Score: q.q.approx(c, cs)}, q.q.slack(cs))
 			} else {
 				h.offer(Match{ID: id, Time: t, Score: Dot(q.f, v)})
 			}
