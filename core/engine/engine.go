@@ -336,6 +336,6 @@ func (e *Engine) Close() error {
 	return errors.Join(errs...)
 }
 
-func (e *Engine) loadVectors(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+func (e *Engine) loadVectors(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
 	return e.st.View(func(tx *store.Tx) error { return tx.ScanVectors(ns, from, to, fn) })
 }

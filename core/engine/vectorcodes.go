@@ -25,7 +25,7 @@ func (e *Engine) vectorCodesReady() (bool, error) {
 	return ok, err
 }
 
-func (e *Engine) loadVectorCodes(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+func (e *Engine) loadVectorCodes(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
 	return e.st.View(func(tx *store.Tx) error { return tx.ScanVectorCodes(ns, from, to, fn) })
 }
 

@@ -215,7 +215,8 @@ func storeRows(t *testing.T, st *store.Store, namespaces ...string) []hnswRow {
 	out := []hnswRow{}
 	err := st.View(func(tx *store.Tx) error {
 		for _, ns := range namespaces {
-			err := tx.ScanVectors(ns, time.Time{}, time.Time{}, func(id string, tm int64, raw []byte) error {
+			err := tx.ScanVectors(ns, time.Time{}, time.Time{}, func(idb []byte, tm int64, raw []byte) error {
+				id := string(idb)
 				lit, err := vectorLiteral(store.DecodeVector(nil, raw))
 				out = append(out, hnswRow{ns, id, tm, lit})
 				return err
@@ -411,7 +412,8 @@ func exactSearch(t *testing.T, st *store.Store, ns string, q []float32, since, b
 		return nil
 	}
 	err := st.View(func(tx *store.Tx) error {
-		return tx.ScanVectors(ns, since, before, func(id string, tm int64, raw []byte) error {
+		return tx.ScanVectors(ns, since, before, func(idb []byte, tm int64, raw []byte) error {
+			id := string(idb)
 			if allow(id) {
 				all = append(all, vector.Match{ID: id, Time: tm, Score: vector.Dot(q, store.DecodeVector(nil, raw))})
 			}

@@ -160,7 +160,7 @@ func TestWatchVectors(t *testing.T) {
 	wa.put("n", "old", t0, unit(1, 0, 0))
 	wa.put("other", "x", t0, unit(0, 1, 0))
 
-	load := func(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+	load := func(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
 		return stB.View(func(tx *store.Tx) error { return tx.ScanVectors(ns, from, to, fn) })
 	}
 	watched := vector.NewWithOptions(3, load, vector.Options{})

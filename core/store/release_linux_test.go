@@ -56,7 +56,7 @@ func TestReleaseMapped(t *testing.T) {
 	}
 	read := func() (sum float32) {
 		s.View(func(tx *Tx) error {
-			return tx.ScanVectors("n", at(0).Add(-1), at(n), func(id string, _ int64, raw []byte) error {
+			return tx.ScanVectors("n", at(0).Add(-1), at(n), func(_ []byte, _ int64, raw []byte) error {
 				for _, f := range DecodeVector(nil, raw) {
 					sum += f
 				}

@@ -109,7 +109,8 @@ func TestScanVectorsByTime(t *testing.T) {
 	}
 	var got []string
 	s.View(func(tx *Tx) error {
-		return tx.ScanVectors("a", base.Add(2*24*time.Hour), base.Add(5*24*time.Hour), func(id string, _ int64, raw []byte) error {
+		return tx.ScanVectors("a", base.Add(2*24*time.Hour), base.Add(5*24*time.Hour), func(idb []byte, _ int64, raw []byte) error {
+			id := string(idb)
 			got = append(got, id)
 			if v := DecodeVector(nil, raw); len(v) != 2 {
 				t.Errorf("vector %v", v)
@@ -170,7 +171,7 @@ func TestHeldBackWritesAreReadableAndCommitted(t *testing.T) {
 	}
 	n := 0
 	s.View(func(tx *Tx) error {
-		return tx.ScanVectors("", time.Time{}, time.Time{}, func(string, int64, []byte) error { n++; return nil })
+		return tx.ScanVectors("", time.Time{}, time.Time{}, func([]byte, int64, []byte) error { n++; return nil })
 	})
 	if n != 250 {
 		t.Errorf("%d vectors after commit, want 250", n)

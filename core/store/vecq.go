@@ -81,9 +81,9 @@ func (t *Tx) VectorCodesReady() bool {
 // ScanVectorCodes is [Tx.ScanVectors] over the vectors' codes: it calls
 // fn for the code of each vector of namespace ns whose chunk time is in
 // [from, to), in time order, passing by the chunks of unpublished stages.
-// The code is valid only during the call. Use it only when
+// The id and code are valid only during the call. Use it only when
 // [Tx.VectorCodesReady] says every vector has one.
-func (t *Tx) ScanVectorCodes(ns string, from, to time.Time, fn func(id string, unixNano int64, code []byte) error) error {
+func (t *Tx) ScanVectorCodes(ns string, from, to time.Time, fn func(id []byte, unixNano int64, code []byte) error) error {
 	b := t.b(bVecQ)
 	if b == nil {
 		return nil
@@ -103,7 +103,7 @@ func (t *Tx) ScanVectorCodes(ns string, from, to time.Time, fn func(id string, u
 		if staged != nil && staged(id) {
 			continue
 		}
-		if err := fn(string(id), TimeFromKey(rest[:8]), v); err != nil {
+		if err := fn(id, TimeFromKey(rest[:8]), v); err != nil {
 			return err
 		}
 	}

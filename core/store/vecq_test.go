@@ -55,7 +55,8 @@ func scanCodes(t *testing.T, s *Store, ns string, from, to time.Time) []vecRow {
 	t.Helper()
 	var out []vecRow
 	err := s.View(func(tx *Tx) error {
-		return tx.ScanVectorCodes(ns, from, to, func(id string, tm int64, code []byte) error {
+		return tx.ScanVectorCodes(ns, from, to, func(idb []byte, tm int64, code []byte) error {
+			id := string(idb)
 			if raw := tx.VectorAt(ns, tm, id); !bytes.Equal(code, vectorCode(raw)) {
 				t.Errorf("code of %s is not its vector's", id)
 			}

@@ -135,10 +135,10 @@ func (t *Tx) RawVector(id string) ([]byte, int64) {
 
 // ScanVectors calls fn for each vector of namespace ns whose chunk time is
 // in [from, to), in time order, passing by the chunks of unpublished
-// stages. A zero from or to leaves that side open. The raw bytes are
-// valid only during the call. It reads what was committed before the
+// stages. A zero from or to leaves that side open. The id and raw bytes
+// are valid only during the call. It reads what was committed before the
 // transaction.
-func (t *Tx) ScanVectors(ns string, from, to time.Time, fn func(id string, unixNano int64, raw []byte) error) error {
+func (t *Tx) ScanVectors(ns string, from, to time.Time, fn func(id []byte, unixNano int64, raw []byte) error) error {
 	prefix, start, stop := vecRange(ns, from, to)
 	staged := t.stagedFilter()
 	var vecs Bucket
@@ -165,7 +165,7 @@ func (t *Tx) ScanVectors(ns string, from, to time.Time, fn func(id string, unixN
 			}
 			v = old[8:]
 		}
-		if err := fn(string(id), TimeFromKey(rest[:8]), v); err != nil {
+		if err := fn(id, TimeFromKey(rest[:8]), v); err != nil {
 			return err
 		}
 	}

@@ -39,7 +39,8 @@ func scanAll(t *testing.T, s *Store, ns string, from, to time.Time) []vecRow {
 	t.Helper()
 	var out []vecRow
 	err := s.View(func(tx *Tx) error {
-		return tx.ScanVectors(ns, from, to, func(id string, tm int64, raw []byte) error {
+		return tx.ScanVectors(ns, from, to, func(idb []byte, tm int64, raw []byte) error {
+			id := string(idb)
 			out = append(out, vecRow{id, tm, DecodeVector(nil, raw)})
 			return nil
 		})

@@ -42,8 +42,9 @@ func (c *codeStore) options(budget int64) Options {
 	}}
 }
 
-func (c *codeStore) loadCodes(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+func (c *codeStore) loadCodes(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
 	i := 0
+	var idb []byte
 	if !from.IsZero() {
 		i = sort.Search(len(c.rows), func(i int) bool { return c.rows[i].t >= from.UnixNano() })
 	}
@@ -55,7 +56,8 @@ func (c *codeStore) loadCodes(ns string, from, to time.Time, fn func(string, int
 			continue
 		}
 		c.codeReads++
-		if err := fn(r.id, r.t, c.codes[r.id]); err != nil {
+		idb = append(idb[:0], r.id...) // one buffer, as in memStore.load
+		if err := fn(idb, r.t, c.codes[r.id]); err != nil {
 			return err
 		}
 	}
@@ -202,7 +204,7 @@ func TestCodeSearchReads(t *testing.T) {
 		}
 	}
 	st := x.Stats()
-	floats := int64(672) * vectorBytes(256, "c000000", false)
+	floats := int64(672) * vectorBytes(256, len("c000000"), false)
 	if st.Vectors != 672 || st.Bytes*3 > floats {
 		t.Errorf("cache holds %d vectors in %d bytes; as float32s they take %d", st.Vectors, st.Bytes, floats)
 	}
@@ -238,8 +240,8 @@ func TestCodeSearchWaitsForReady(t *testing.T) {
 func TestBadStoredCode(t *testing.T) {
 	codes := &Codes{
 		Ready: func() (bool, error) { return true, nil },
-		Load: func(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
-			return fn("c1", 0, []byte{1, 2, 3})
+		Load: func(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
+			return fn([]byte("c1"), 0, []byte{1, 2, 3})
 		},
 		Fetch: func(string, []Key, func(int, []byte) error) error { return nil },
 	}
@@ -326,9 +328,9 @@ func BenchmarkSearchCodesUncached(b *testing.B) {
 				codes[i] = appendCode(nil, r.vec)
 				raws[r.id] = encode(r.vec)
 			}
-			load := func(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+			load := func(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
 				for i, r := range m.rows {
-					if err := fn(r.id, r.t, codes[i]); err != nil {
+					if err := fn([]byte(r.id), r.t, codes[i]); err != nil {
 						return err
 					}
 				}

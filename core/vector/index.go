@@ -33,9 +33,9 @@ const DefaultCacheBytes = 512 << 20
 
 // Loader reads the vectors of namespace ns with chunk times in [from, to)
 // from the store, calling fn for each in time order. Zero bounds are open.
-// raw need only be valid during the call to fn: the index copies what it
-// keeps.
-type Loader func(ns string, from, to time.Time, fn func(id string, unixNano int64, raw []byte) error) error
+// id and raw need only be valid during the call to fn: the index copies
+// what it keeps, so that a scan makes no string of an id it passes by.
+type Loader func(ns string, from, to time.Time, fn func(id []byte, unixNano int64, raw []byte) error) error
 
 // Decoder turns a stored vector into float32s, appending to dst.
 type Decoder func(dst []float32, raw []byte) []float32
@@ -422,6 +422,12 @@ func (t *topK) Push(v any)         { t.h = append(t.h, v.(scored)) }
 func (t *topK) Pop() any           { v := t.h[len(t.h)-1]; t.h = t.h[:len(t.h)-1]; return v }
 
 func (t *topK) offer(m Match) { t.offerApprox(m, 0) }
+
+// admits reports whether a match of this score and time would be kept,
+// so that a scan builds the matches it keeps only.
+func (t *topK) admits(score float32, unixNano int64) bool {
+	return len(t.h) < t.k || worse(t.h[0].Match, Match{Score: score, Time: unixNano})
+}
 
 // offerApprox offers a match whose score is within slack of its exact
 // score.

@@ -27,8 +27,9 @@ type row struct {
 	vec []float32
 }
 
-func (m *memStore) load(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+func (m *memStore) load(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
 	i := 0
+	var idb []byte
 	if !from.IsZero() { // rows are in time order: seek, as the store does
 		i = sort.Search(len(m.rows), func(i int) bool { return m.rows[i].t >= from.UnixNano() })
 	}
@@ -40,7 +41,11 @@ func (m *memStore) load(ns string, from, to time.Time, fn func(string, int64, []
 			continue
 		}
 		m.reads++
-		if err := fn(r.id, r.t, encode(r.vec)); err != nil {
+		// One buffer for every id, as a store's scan hands over its
+		// keys: an index that kept an id without copying it would see it
+		// change.
+		idb = append(idb[:0], r.id...)
+		if err := fn(idb, r.t, encode(r.vec)); err != nil {
 			return err
 		}
 	}
@@ -275,7 +280,7 @@ func TestInvalidateDuringSearchIsNotCached(t *testing.T) {
 	m := randomStore(24*7, 4, start) // one week
 	var x *Index
 	invalidate := false
-	load := func(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+	load := func(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
 		if invalidate {
 			x.Invalidate(ns, start) // a write lands while the week is read
 		}
@@ -291,8 +296,8 @@ func TestInvalidateDuringSearchIsNotCached(t *testing.T) {
 }
 
 func TestBadStoredVector(t *testing.T) {
-	load := func(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
-		return fn("c1", 0, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+	load := func(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
+		return fn([]byte("c1"), 0, []byte{1, 2, 3, 4, 5, 6, 7, 8})
 	}
 	for _, o := range []Options{{}, {Decode: decode}} {
 		_, err := NewWithOptions(4, load, o).Search("ns", []float32{1, 0, 0, 0}, time.Time{}, time.Time{}, 1, nil)
@@ -356,9 +361,9 @@ func BenchmarkSearchUncached(b *testing.B) {
 			for i, r := range m.rows {
 				raws[i] = encode(r.vec)
 			}
-			load := func(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+			load := func(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
 				for i, r := range m.rows {
-					if err := fn(r.id, r.t, raws[i]); err != nil {
+					if err := fn([]byte(r.id), r.t, raws[i]); err != nil {
 						return err
 					}
 				}

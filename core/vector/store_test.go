@@ -60,7 +60,7 @@ func TestSearchOfStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	load := func(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+	load := func(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
 		return st.View(func(tx *store.Tx) error { return tx.ScanVectors(ns, from, to, fn) })
 	}
 	codes := &vector.Codes{
@@ -68,7 +68,7 @@ func TestSearchOfStore(t *testing.T) {
 			err = st.View(func(tx *store.Tx) error { ok = tx.VectorCodesReady(); return nil })
 			return ok, err
 		},
-		Load: func(ns string, from, to time.Time, fn func(string, int64, []byte) error) error {
+		Load: func(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
 			return st.View(func(tx *store.Tx) error { return tx.ScanVectorCodes(ns, from, to, fn) })
 		},
 		Fetch: func(ns string, keys []vector.Key, fn func(int, []byte) error) error {

@@ -30,9 +30,9 @@ func (x *Index) stream(ns string, q *query, p *plan, h *topK, allow func(string)
 	var building map[int64]*segment
 	var copied, streamed int64
 	// est is what a segment takes, for not starting a copy that would not
-	// fit: the cached segments' mean, then the largest copied so far; cur
-	// is copied when the segment being copied began.
-	est, cur := p.segBytes, int64(-1)
+	// fit: the cached segments' mean, then the largest copied so far;
+	// start is copied when the segment being copied began.
+	est, start := p.segBytes, int64(-1)
 	seen := map[int64]bool{}
 	for _, g := range p.gaps {
 		var from, to time.Time
@@ -43,7 +43,12 @@ func (x *Index) stream(ns string, q *query, p *plan, h *topK, allow func(string)
 			to = time.Unix(0, g.hi)
 		}
 		open := g.lo == minInt64 || g.hi == maxInt64
-		err := load(ns, from, to, func(id string, t int64, raw []byte) error {
+		// The vectors come in time order, so a segment's bookkeeping is
+		// done once, at its first vector: cur is the segment being read,
+		// s its copy (nil: not copied).
+		cur, curOK := int64(0), false
+		var s *segment
+		err := load(ns, from, to, func(id []byte, t int64, raw []byte) error {
 			var v []float32
 			var c []int8
 			var cs float32
@@ -62,48 +67,63 @@ func (x *Index) stream(ns string, q *query, p *plan, h *topK, allow func(string)
 			if !p.code && len(v) != dim {
 				return fmt.Errorf("vector of chunk %s has dimension %d, want %d", id, len(v), dim)
 			}
-			vb := vectorBytes(dim, id, p.code)
+			vb := vectorBytes(dim, len(id), p.code)
 			streamed += vb
 			if p.admit != nil || open {
-				b := segmentOf(t)
-				if open && !seen[b] && segmentWithin(b, g) {
-					seen[b] = true
-				}
-				if _, ok := p.admit[b]; ok {
-					if building == nil {
-						building = map[int64]*segment{}
+				if b := segmentOf(t); !curOK || b != cur {
+					cur, curOK, s = b, true, nil
+					if open && !seen[b] && segmentWithin(b, g) {
+						seen[b] = true
 					}
-					s := building[b]
-					if s == nil {
-						if cur >= 0 {
-							est = max(est, copied-cur) // the one before is complete
+					if _, ok := p.admit[b]; ok {
+						if building == nil {
+							building = map[int64]*segment{}
 						}
-						if copied+est < p.room {
-							cur = copied
-							s = &segment{}
-							building[b] = s
+						if s = building[b]; s == nil {
+							if start >= 0 {
+								est = max(est, copied-start) // the one before is complete
+							}
+							if copied+est < p.room {
+								start = copied
+								s = &segment{}
+								building[b] = s
+							}
 						}
-					}
-					if s != nil {
-						s.times = append(s.times, t)
-						s.ids = append(s.ids, id)
-						if p.code {
-							s.codes = append(s.codes, c...)
-							s.scales = append(s.scales, cs)
-						} else {
-							s.vecs = append(s.vecs, v...)
-						}
-						copied += vb
 					}
 				}
 			}
-			if allow != nil && !allow(id) {
-				return nil
+			var sid string // id as a string, made once and only if kept
+			if s != nil {
+				sid = string(id)
+				s.times = append(s.times, t)
+				s.ids = append(s.ids, sid)
+				if p.code {
+					s.codes = append(s.codes, c...)
+					s.scales = append(s.scales, cs)
+				} else {
+					s.vecs = append(s.vecs, v...)
+				}
+				copied += vb
 			}
+			if allow != nil {
+				if sid == "" {
+					sid = string(id)
+				}
+				if !allow(sid) {
+					return nil
+				}
+			}
+			var score, slack float32
 			if p.code {
-				h.offerApprox(Match{ID: id, Time: t, Score: q.q.approx(c, cs)}, q.q.slack(cs))
+				score, slack = q.q.approx(c, cs), q.q.slack(cs)
 			} else {
-				h.offer(Match{ID: id, Time: t, Score: Dot(q.f, v)})
+				score = Dot(q.f, v)
+			}
+			if h.admits(score, t) {
+				if sid == "" {
+					sid = string(id)
+				}
+				h.offerApprox(Match{ID: sid, Time: t, Score: score}, slack)
 			}
 			return nil
 		})
@@ -160,20 +180,20 @@ func (x *Index) finish(ns string, p *plan, building map[int64]*segment, seen map
 func segmentBytes(s *segment, dim int, code bool) int64 {
 	b := int64(64)
 	for _, id := range s.ids {
-		b += vectorBytes(dim, id, code)
+		b += vectorBytes(dim, len(id), code)
 	}
 	return b
 }
 
 // vectorBytes is what one vector takes in a cached segment: its float32s
 // (or, if code is set, its code: dim int8s and a float32 scale), its
-// time, its id's string header and bytes.
-func vectorBytes(dim int, id string, code bool) int64 {
+// time, its id's string header and idLen bytes.
+func vectorBytes(dim, idLen int, code bool) int64 {
 	v := int64(4 * dim)
 	if code {
 		v = int64(CodeSize(dim))
 	}
-	return v + 8 + 16 + int64(len(id))
+	return v + 8 + 16 + int64(idLen)
 }
 
 // makeRoom evicts least recently searched segments, never one the search

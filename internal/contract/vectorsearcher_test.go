@@ -48,7 +48,8 @@ func exactSearch(st *store.Store) func(ns string, q []float32, since, before tim
 	return func(ns string, q []float32, since, before time.Time, k int, allow func(string) bool) ([]vector.Match, error) {
 		var all []vector.Match
 		err := st.View(func(tx *store.Tx) error {
-			return tx.ScanVectors(ns, since, before, func(id string, tm int64, raw []byte) error {
+			return tx.ScanVectors(ns, since, before, func(idb []byte, tm int64, raw []byte) error {
+				id := string(idb)
 				if allow == nil || allow(id) {
 					all = append(all, vector.Match{ID: id, Time: tm, Score: vector.Dot(q, store.DecodeVector(nil, raw))})
 				}
