@@ -404,7 +404,7 @@ func TestNoAllField(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(fields)
-	want := []string{"_id", "ctx", "ns", "reply", "role", "session", "speaker", "text", "time", "topic"}
+	want := []string{"_id", "ctx", "ns", "reply", "role", "session", "speaker", "tat", "tday", "text", "thour", "topic"}
 	if diff := cmp.Diff(want, fields); diff != "" {
 		t.Errorf("fields (-want +got):\n%s", diff)
 	}

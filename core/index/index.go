@@ -29,7 +29,10 @@ const AnalyzerName = "huimem"
 //	3: reply field: assistant messages apart from the text field.
 //	4: session field stored, returned with each match.
 //	5: no composite _all field (issue 13): searches name their fields.
-const Version = 5
+//	6: a chunk's time as three keyword terms (day, hour, exact time;
+//	   timefields.go) instead of bleve's datetime field and its sixteen
+//	   numeric terms (issue 13).
+const Version = 6
 
 var (
 	keyGen     = []byte("huimem.gen")
@@ -73,7 +76,9 @@ func (d *Doc) fields() map[string]any {
 		"text":    d.Text,
 		"reply":   d.Reply,
 		"ctx":     d.Context,
-		"time":    d.Time.UTC(),
+		fieldDay:  timeTerm(d.Time, dayLayout),
+		fieldHour: timeTerm(d.Time, hourLayout),
+		fieldAt:   timeTerm(d.Time, atLayout),
 		"ns":      ns,
 		"session": d.Session,
 	}
@@ -141,17 +146,11 @@ func NewMapping() (*mapping.IndexMappingImpl, error) {
 	kw.IncludeInAll = false
 	kw.DocValues = false
 
-	tm := mapping.NewDateTimeFieldMapping()
-	tm.Store = false
-	tm.IncludeInAll = false
-	tm.DocValues = false
-
 	doc := mapping.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt("text", text)
 	doc.AddFieldMappingsAt("reply", text)
 	doc.AddFieldMappingsAt("ctx", text)
-	doc.AddFieldMappingsAt("time", tm)
-	for _, f := range []string{"ns", "role", "speaker", "topic", "type"} {
+	for _, f := range []string{"ns", "role", "speaker", "topic", "type", fieldDay, fieldHour, fieldAt} {
 		doc.AddFieldMappingsAt(f, kw)
 	}
 	// The session is stored, so that a search returns each match's

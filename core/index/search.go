@@ -124,21 +124,6 @@ func termQuery(field, term string) *query.TermQuery {
 	return q
 }
 
-// DateRange returns a query for chunk times in [since, before); a zero
-// bound leaves that side open.
-func DateRange(since, before time.Time) query.Query {
-	t, f := true, false
-	q := query.NewDateRangeInclusiveQuery(since.UTC(), before.UTC(), &t, &f)
-	if since.IsZero() {
-		q.Start = query.BleveQueryTime{}
-	}
-	if before.IsZero() {
-		q.End = query.BleveQueryTime{}
-	}
-	q.SetField("time")
-	return q
-}
-
 func zeroBoost(q query.Query) query.Query {
 	if b, ok := q.(query.BoostableQuery); ok {
 		b.SetBoost(0)
