@@ -15,7 +15,10 @@
 //	           leaves it empty since it adds the neighbours' scores at
 //	           query time, and indexes written before that hold the
 //	           text of the chunks just before and after each chunk
-//	time       the chunk's first message time (datetime)
+//	tday, thour, tat   the chunk's first message time in UTC as
+//	           keyword terms: its day, its hour and the time to the
+//	           nanosecond (timefields.go); a window is the term ranges
+//	           of its whole days and hours and of its exact edges
 //	ns         namespace (keyword; "~" stands for the default namespace)
 //	session, role, speaker, topic, type   keywords, for filters
 //
