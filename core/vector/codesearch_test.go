@@ -179,8 +179,8 @@ func TestCodeSearchIsExact(t *testing.T) {
 }
 
 // TestCodeSearchReads checks what a search of codes reads: codes for the
-// window, and the float32s of the pool's reachable candidates only; and that the cache then holds
-// codes, about a quarter of the float32s' bytes.
+// window, and the float32s of the pool's reachable candidates only; and
+// that the cache then holds codes, about a quarter of the float32s' bytes.
 func TestCodeSearchReads(t *testing.T) {
 	start := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	m := randomStore(24*7*4, 256, start) // four weeks
