@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/huimemory/huimemory/archive/transcript"
@@ -106,26 +108,60 @@ func (e *Engine) writeTranscripts(ctx context.Context) error {
 	if e.backend != nil {
 		return e.storeTranscripts(ctx, list, gens)
 	}
+	// Sealed weeks are reopened one session at a time (a reopen writes),
+	// then the transcripts are rendered and written by transcriptWriters
+	// goroutines: each is a file creation, which is I/O, not CPU (0.5–0.9
+	// ms on this machine's ext4), so two at a time nearly halve the time.
+	for _, s := range list {
+		if err := e.reopenFor(s[0], s[1]); err != nil {
+			return fmt.Errorf("writing transcript of session %q: %w", s[1], err)
+		}
+	}
+	type outcome struct {
+		file  string
+		stale bool
+		err   error
+	}
+	out := make([]outcome, len(list))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(transcriptWriters, len(list)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(list) || ctx.Err() != nil {
+					return
+				}
+				o := &out[i]
+				o.file, o.stale, o.err = e.writeTranscript(list[i][0], list[i][1])
+				if o.err != nil && !store.IsReadOnly(o.err) {
+					next.Store(int64(len(list))) // stop the others at their next file
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	var written []string
 	var unstale [][2]string
-	for _, s := range list {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		files, stale, err := e.writeTranscript(s[0], s[1])
-		if err != nil && store.IsReadOnly(err) {
+	for i, o := range out {
+		if o.err != nil && store.IsReadOnly(o.err) {
 			// issue 16: the store has the messages, and the transcripts
 			// stay queued; a folder that cannot be written fails no
 			// ingest and no read.
-			e.logf("huimem: warning: transcripts not written (%v); the messages are stored and recallable, and the transcripts are written once %s is writable", err, e.sessionsRoot())
+			e.logf("huimem: warning: transcripts not written (%v); the messages are stored and recallable, and the transcripts are written once %s is writable", o.err, e.sessionsRoot())
 			return nil
 		}
-		if err != nil {
-			return fmt.Errorf("writing transcript of session %q: %w", s[1], err)
+		if o.err != nil {
+			return fmt.Errorf("writing transcript of session %q: %w", list[i][1], o.err)
 		}
-		written = append(written, files...)
-		if stale {
-			unstale = append(unstale, s)
+		if o.file != "" {
+			written = append(written, o.file)
+		}
+		if o.stale {
+			unstale = append(unstale, list[i])
 		}
 	}
 	if err := syncFiles(e.sessionsRoot(), written); err != nil {
@@ -233,28 +269,30 @@ func (e *Engine) Transcript(ctx context.Context, ns, session string) (file strin
 }
 
 // writeTranscript renders one session's transcript into place and removes
-// the files it moved out of. It returns the file written and whether stale
-// files were removed. A sealed week that the change touches is re-opened
-// first (see reopenFor).
-func (e *Engine) writeTranscript(ns, session string) ([]string, bool, error) {
-	if err := e.reopenFor(ns, session); err != nil {
-		return nil, false, err
-	}
+// the files it moved out of. It returns the file written ("" for a
+// session the store no longer has) and whether stale files were removed.
+// A sealed week that the change touches must be reopened first (see
+// reopenFor).
+func (e *Engine) writeTranscript(ns, session string) (string, bool, error) {
 	sess, data, _, err := e.renderTranscript(ns, session)
 	if err != nil || sess == nil {
-		return nil, false, err
+		return "", false, err
 	}
 	path := filepath.Join(e.sessionsRoot(), filepath.FromSlash(sess.File))
 	if err := replaceFile(path, data); err != nil {
-		return nil, false, err
+		return "", false, err
 	}
 	for _, f := range sess.Stale {
 		if err := os.Remove(filepath.Join(e.sessionsRoot(), filepath.FromSlash(f))); err != nil && !os.IsNotExist(err) {
-			return nil, false, err
+			return "", false, err
 		}
 	}
-	return []string{path}, len(sess.Stale) > 0, nil
+	return path, len(sess.Stale) > 0, nil
 }
+
+// transcriptWriters is how many transcripts writeTranscripts writes at
+// once.
+const transcriptWriters = 2
 
 // renderTranscript renders a session's transcript from the store. It
 // returns the session record (nil if the store has no such session) and
