@@ -105,7 +105,8 @@ func (s *Store) CompactWith(ctx context.Context, o CompactOptions) (CompactStats
 	// The copy's map is as large as the store from the start: growing it
 	// remaps the file, and each remap first copies every page the open
 	// transaction changed out of the old map (a third of a compaction's
-	// CPU at 80 MB). The copy is no larger than the store.
+	// CPU at 80 MB). The copy is no larger than the store (bbolt would
+	// grow the map if it were).
 	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{
 		Timeout: time.Second, NoFreelistSync: s.db.NoFreelistSync, FreelistType: s.db.FreelistType,
 		InitialMmapSize: int(st.Before),
