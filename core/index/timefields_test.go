@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -108,4 +109,59 @@ func TestDateRangeIsExact(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzDateRange checks the window decomposition without an index: a time
+// matches DateRange(since, before) exactly when its day, hour or exact
+// term falls in one of the query's term ranges, and that must be exactly
+// when it lies in [since, before).
+func FuzzDateRange(f *testing.F) {
+	base := time.Date(2024, 2, 28, 22, 0, 0, 0, time.UTC).UnixNano()
+	f.Add(base, int64(time.Hour), int64(30*time.Minute), false, false)
+	f.Add(base+1, int64(50*time.Hour), int64(-time.Nanosecond), false, false)
+	f.Add(base, int64(0), int64(time.Hour), true, false)
+	f.Add(base, int64(24*time.Hour), int64(25*time.Hour), false, true)
+	f.Fuzz(func(t *testing.T, since, span, probe int64, openLo, openHi bool) {
+		// Times within a few centuries of 2024, so that the layouts keep
+		// four-digit years.
+		const century = int64(100 * 365 * 24 * time.Hour)
+		since = base + since%(2*century)
+		lo, hi := time.Unix(0, since).UTC(), time.Unix(0, since).UTC().Add(time.Duration(span%century))
+		at := time.Unix(0, since+probe%(2*century)).UTC()
+		if openLo {
+			lo = time.Time{}
+		}
+		if openHi {
+			hi = time.Time{}
+		}
+		want := (lo.IsZero() || !at.Before(lo)) && (hi.IsZero() || at.Before(hi))
+		if got := matchesTime(DateRange(lo, hi), at); got != want {
+			t.Errorf("[%v, %v) and %v: DateRange matches %v, want %v", lo, hi, at, got, want)
+		}
+	})
+}
+
+// matchesTime evaluates a DateRange query on the terms a chunk at t gets.
+func matchesTime(q query.Query, t time.Time) bool {
+	switch q := q.(type) {
+	case *query.MatchAllQuery:
+		return true
+	case *query.MatchNoneQuery:
+		return false
+	case *query.DisjunctionQuery:
+		for _, d := range q.Disjuncts {
+			if matchesTime(d, t) {
+				return true
+			}
+		}
+		return false
+	case *query.TermRangeQuery:
+		layout := map[string]string{fieldDay: dayLayout, fieldHour: hourLayout, fieldAt: atLayout}[q.FieldVal]
+		// bleve's defaults: the minimum is inclusive, the maximum not.
+		term := timeTerm(t, layout)
+		above := q.Min == "" || term > q.Min || term == q.Min && (q.InclusiveMin == nil || *q.InclusiveMin)
+		below := q.Max == "" || term < q.Max || term == q.Max && q.InclusiveMax != nil && *q.InclusiveMax
+		return above && below
+	}
+	panic(fmt.Sprintf("unexpected query %T", q))
 }
