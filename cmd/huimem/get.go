@@ -10,6 +10,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/internal/render"
+	"github.com/huimemory/huimemory/internal/startheap"
 )
 
 func (a *app) getCmd() *cobra.Command {
@@ -24,6 +25,7 @@ Ids are matched whatever their case (they are printed in lower case). With
 time.zone or --tz set, times are shown in that zone.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			startheap.Raise(oneShotHeap)
 			id := strings.ToLower(strings.TrimSpace(args[0]))
 			return runQuery(a, cmd, query[[]core.Hit]{
 				JSON: asJSON,

@@ -13,6 +13,7 @@ import (
 	"github.com/huimemory/huimemory/core/tools"
 	"github.com/huimemory/huimemory/internal/batch"
 	"github.com/huimemory/huimemory/internal/render"
+	"github.com/huimemory/huimemory/internal/startheap"
 )
 
 type recallFlags struct {
@@ -51,6 +52,7 @@ which range or weeks were searched.`,
 			return minimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			startheap.Raise(oneShotHeap)
 			if f.batch != "" && !f.asJSON {
 				return usagef("recall: --batch writes JSON; add --json")
 			}
