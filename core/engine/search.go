@@ -25,6 +25,10 @@ func (e *Engine) search(ctx context.Context, ix Lexical, p params) ([]cand, erro
 	if p.filter != nil {
 		bq.Filter = p.filter.expr
 	}
+	// With the neighbour context on, contextIDs reads every candidate's
+	// head from the store, and a head names the chunk's session: the BM25
+	// searches need not read each match's stored fields for it.
+	bq.NoSession = *r.ContextBoost > 0 && p.text != ""
 	// The vector side (the query's embedding, the scan, the rescoring)
 	// needs nothing of the BM25 side, so it runs beside it, on the other
 	// core; its candidates join the pool after the neighbours, as they
@@ -84,7 +88,22 @@ func (e *Engine) search(ctx context.Context, ix Lexical, p params) ([]cand, erro
 type candPool struct {
 	byID  map[string]*cand
 	order []*cand
+	// all holds the BM25 score of every chunk the BM25 search matched
+	// when the search could keep them (see addBM25); nil otherwise.
+	all map[string]float64
 }
+
+// allScorer is a Lexical whose search can return the score of every
+// match besides the top ones (core/index; see [index.Index.SearchAll]).
+type allScorer interface {
+	SearchAll(ctx context.Context, s index.Search, limit int) ([]index.Match, map[string]float64, error)
+}
+
+// allScoresLimit bounds the matches whose scores a BM25 search keeps:
+// reading each one's id costs about what the second, ID-restricted search
+// of fillBM25 would cost for a few hundred matches, and a query that
+// matches more than this falls back to that search.
+const allScoresLimit = 2048
 
 func (pl *candPool) get(id string) *cand {
 	c := pl.byID[id]
@@ -97,8 +116,18 @@ func (pl *candPool) get(id string) *cand {
 }
 
 // addBM25 adds the BM25 search's candidates, with their scores and ranks.
+// When the search's scope is the namespace alone and sessions come from
+// the chunk heads (bq.NoSession), it also keeps the score of every match
+// in pl.all, so that fillBM25 needs no second search: a chunk of the
+// namespace that the search did not match shares no term with the query.
 func (pl *candPool) addBM25(ctx context.Context, ix Lexical, bq index.Search) error {
-	bm, err := ix.Search(ctx, bq)
+	var bm []index.Match
+	var err error
+	if as, ok := ix.(allScorer); ok && bq.NoSession && bq.Text != "" && bq.Since.IsZero() && bq.Before.IsZero() && bq.Filter == nil && len(bq.IDs) == 0 {
+		bm, pl.all, err = as.SearchAll(ctx, bq, allScoresLimit)
+	} else {
+		bm, err = ix.Search(ctx, bq)
+	}
 	if err != nil {
 		return err
 	}
@@ -199,6 +228,17 @@ func fillBM25(ctx context.Context, ix Lexical, bq index.Search, pl *candPool, ne
 	if len(also) > 0 {
 		own = make(map[string]float64, len(also))
 	}
+	if pl.all != nil {
+		for _, c := range need {
+			c.bm25 = pl.all[c.id] // 0 for a chunk that shares no term
+		}
+		for _, id := range also {
+			if s, ok := pl.all[id]; ok {
+				own[id] = s
+			}
+		}
+		return own, nil
+	}
 	if len(need)+len(also) > 0 && bq.Text != "" {
 		// Every candidate is in the search's scope already, and scores do
 		// not depend on it: the chunks of also need not be.
@@ -214,7 +254,10 @@ func fillBM25(ctx context.Context, ix Lexical, bq index.Search, pl *candPool, ne
 		}
 		for _, m := range more {
 			if c := pl.byID[m.ID]; c != nil {
-				c.bm25, c.session = m.Score, m.Session
+				c.bm25 = m.Score
+				if m.Session != "" {
+					c.session = m.Session
+				}
 			} else {
 				own[m.ID] = m.Score
 			}

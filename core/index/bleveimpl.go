@@ -23,6 +23,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -463,6 +464,18 @@ type bleveSearch struct {
 	Sort []string
 	// Fields names the stored text fields to return in each hit's Fields.
 	Fields []string
+	// AllScores, when above 0, asks for the score of every match, not
+	// only of the top Size, by document id, as long as there are no more
+	// than AllScores matches (see [matchRecorder]).
+	AllScores int
+}
+
+// bleveResult is what [bleveIndex.Search] found.
+type bleveResult struct {
+	Hits search.DocumentMatchCollection
+	// All is the score of every match when bleveSearch.AllScores asked for
+	// them and they were no more than that; nil otherwise.
+	All map[string]float64
 }
 
 // Search runs s as bleve's indexImpl.SearchInContext runs a request with
@@ -470,15 +483,15 @@ type bleveSearch struct {
 // s.Size hits in s.Sort order, each with the stored text fields s.Fields
 // names. The context carries the scoring model (BM25 when the mapping asks
 // for it) just as bleve's does, so scores are bleve's to the bit.
-func (b *bleveIndex) Search(ctx context.Context, s bleveSearch) (hits search.DocumentMatchCollection, err error) {
+func (b *bleveIndex) Search(ctx context.Context, s bleveSearch) (res bleveResult, err error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if !b.open {
-		return nil, errClosed
+		return res, errClosed
 	}
 	r, err := b.snapshot()
 	if err != nil {
-		return nil, fmt.Errorf("error opening index reader %v", err)
+		return res, fmt.Errorf("error opening index reader %v", err)
 	}
 	defer func() {
 		if cerr := r.Close(); err == nil && cerr != nil {
@@ -509,31 +522,97 @@ func (b *bleveIndex) Search(ctx context.Context, s bleveSearch) (hits search.Doc
 	coll := collector.NewTopNCollector(s.Size, 0, search.ParseSortOrderStrings(s.Sort))
 	searcher, err := s.Query.Searcher(ctx, r, b.m, search.SearcherOptions{})
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	defer func() {
 		if serr := searcher.Close(); err == nil && serr != nil {
 			err = serr
 		}
 	}()
-	if err := coll.Collect(ctx, searcher, r); err != nil {
-		return nil, err
+	var rec *matchRecorder
+	if s.AllScores > 0 {
+		rec = &matchRecorder{Searcher: searcher, limit: s.AllScores}
+		searcher = rec
 	}
-	hits = coll.Results()
+	if err := coll.Collect(ctx, searcher, r); err != nil {
+		return res, err
+	}
+	res.Hits = coll.Results()
+	if rec != nil {
+		if res.All, err = rec.scores(r); err != nil {
+			return res, err
+		}
+	}
 	if len(s.Fields) == 0 {
-		return hits, nil
+		return res, nil
 	}
 	var stored uint64
-	for _, h := range hits {
+	for _, h := range res.Hits {
 		n, err := loadTextFields(h, s.Fields, r)
 		if err != nil {
-			return nil, err
+			return res, err
 		}
 		stored += n
 	}
 	cost += stored
 	search.RecordSearchCost(ctx, search.AddM, stored)
-	return hits, nil
+	return res, nil
+}
+
+// matchRecorder is a searcher that notes the score of every document
+// its searcher returns, the way the collector sees them, up to limit
+// documents. The collector scores every match of a query to find the top
+// ones; keeping the scores lets a caller read the score of a match
+// outside the top without searching again.
+type matchRecorder struct {
+	search.Searcher
+	limit int
+	docs  []uint64 // scorch's ids: 8 bytes, big-endian
+	score []float64
+	over  bool // more than limit matches, or an id of another shape
+}
+
+func (m *matchRecorder) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
+	d, err := m.Searcher.Next(ctx)
+	m.note(d)
+	return d, err
+}
+
+func (m *matchRecorder) Advance(ctx *search.SearchContext, id bindex.IndexInternalID) (*search.DocumentMatch, error) {
+	d, err := m.Searcher.Advance(ctx, id)
+	m.note(d)
+	return d, err
+}
+
+func (m *matchRecorder) note(d *search.DocumentMatch) {
+	if d == nil || m.over {
+		return
+	}
+	if len(m.docs) == m.limit || len(d.IndexInternalID) != 8 {
+		m.over, m.docs, m.score = true, nil, nil
+		return
+	}
+	m.docs = append(m.docs, binary.BigEndian.Uint64(d.IndexInternalID))
+	m.score = append(m.score, d.Score)
+}
+
+// scores returns the noted scores by document id, or nil when there were
+// more than limit matches.
+func (m *matchRecorder) scores(r bindex.IndexReader) (map[string]float64, error) {
+	if m.over {
+		return nil, nil
+	}
+	out := make(map[string]float64, len(m.docs))
+	var in bindex.IndexInternalID
+	for i, d := range m.docs {
+		in = bindex.NewIndexInternalID(in, d)
+		id, err := r.ExternalID(in)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = m.score[i]
+	}
+	return out, nil
 }
 
 // loadTextFields adds to h the stored text fields named in fields, as

@@ -47,20 +47,35 @@ type Match struct {
 // Search runs a BM25 search. Filters never change scores: a chunk scores
 // the same with or without them.
 func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
-	req := bleveSearch{Query: s.query(), Size: s.Size, Sort: searchSort}
+	ms, _, err := x.search(ctx, s, 0)
+	return ms, err
+}
+
+// SearchAll runs s as Search does, and also returns the score of every
+// chunk the search matched, not only of the top s.Size, by chunk id. A
+// search scores every match to find the top ones, so this costs little
+// more than Search: one read of each match's id. all is nil when there
+// are more than limit matches. A chunk in s's scope that is not in all
+// shares no term with s.Text.
+func (x *Index) SearchAll(ctx context.Context, s Search, limit int) (ms []Match, all map[string]float64, err error) {
+	return x.search(ctx, s, max(limit, 1))
+}
+
+func (x *Index) search(ctx context.Context, s Search, all int) ([]Match, map[string]float64, error) {
+	req := bleveSearch{Query: s.query(), Size: s.Size, Sort: searchSort, AllScores: all}
 	if !s.NoSession {
 		req.Fields = []string{"session"}
 	}
-	hits, err := x.b.Search(ctx, req)
+	res, err := x.b.Search(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("searching index: %w", err)
+		return nil, nil, fmt.Errorf("searching index: %w", err)
 	}
-	out := make([]Match, len(hits))
-	for i, h := range hits {
+	out := make([]Match, len(res.Hits))
+	for i, h := range res.Hits {
 		out[i] = Match{ID: h.ID, Score: h.Score}
 		out[i].Session, _ = h.Fields["session"].(string)
 	}
-	return out, nil
+	return out, res.All, nil
 }
 
 // searchSort orders matches by score, then by id.

@@ -1,0 +1,119 @@
+package index
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSearchAll checks that SearchAll returns Search's top matches and,
+// for every chunk of the namespace, the score that a search restricted
+// to that chunk gives it, or nothing when the chunk shares no term with
+// the query; over several segments, with deleted chunks, and with more
+// matches than the limit.
+func TestSearchAll(t *testing.T) {
+	x := openTest(t)
+	rng := rand.New(rand.NewPCG(7, 11))
+	words := strings.Fields("deploy model memory kyoto trip budget garden piano python lunch review launch")
+	base := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	var ids []string
+	byNS := map[string][]string{}
+	// Three batches make three segments; the last deletes a few chunks.
+	for batch := range 3 {
+		var docs []Doc
+		for i := range 60 {
+			id := fmt.Sprintf("c%d%03d", batch, i)
+			ns := []string{"", "bob"}[i%2]
+			var text, reply []string
+			for range 1 + rng.IntN(6) {
+				text = append(text, words[rng.IntN(len(words))])
+			}
+			for range rng.IntN(8) {
+				reply = append(reply, words[rng.IntN(len(words))])
+			}
+			docs = append(docs, Doc{ID: id, NS: ns, Session: "s", Time: base.Add(time.Duration(len(ids)) * time.Minute),
+				Text: strings.Join(text, " "), Reply: strings.Join(reply, " ")})
+			ids = append(ids, id)
+			byNS[ns] = append(byNS[ns], id)
+		}
+		var deletes []string
+		if batch == 2 {
+			deletes = []string{"c0000", "c0001", "c1010"}
+		}
+		if err := x.Apply(docs, deletes, uint64(batch+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deleted := map[string]bool{"c0000": true, "c0001": true, "c1010": true}
+
+	tests := []struct {
+		name  string
+		s     Search
+		limit int
+		kept  bool // whether all is returned
+	}{
+		{name: "one term", s: Search{Text: "kyoto", Size: 5}, limit: 1000, kept: true},
+		{name: "several terms, reply boost", s: Search{Text: "deploy the model to kyoto", ReplyBoost: 0.5, Size: 5}, limit: 1000, kept: true},
+		{name: "other namespace", s: Search{Text: "piano lunch", NS: "bob", Size: 3, NoSession: true}, limit: 1000, kept: true},
+		{name: "no match", s: Search{Text: "zebra", Size: 5}, limit: 1000, kept: true},
+		{name: "more matches than the limit", s: Search{Text: "deploy model memory kyoto trip budget", Size: 5}, limit: 10, kept: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := x.Search(t.Context(), tt.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, all, err := x.SearchAll(t.Context(), tt.s, tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("SearchAll's matches = %v, Search's = %v", got, want)
+			}
+			if !tt.kept {
+				if all != nil {
+					t.Fatalf("all = %d scores, want nil past the limit of %d", len(all), tt.limit)
+				}
+				return
+			}
+			if all == nil {
+				t.Fatal("all = nil, want the scores")
+			}
+			ns := tt.s.NS
+			matched := 0
+			for _, id := range byNS[ns] {
+				one := tt.s
+				one.IDs, one.Size = []string{id}, 1
+				ms, err := x.Search(t.Context(), one)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, ok := all[id]
+				switch {
+				case len(ms) == 0 && ok:
+					t.Errorf("%s: all has %v, but it does not match", id, s)
+				case len(ms) == 1 && !ok:
+					t.Errorf("%s: missing from all; it scores %v", id, ms[0].Score)
+				case len(ms) == 1 && s != ms[0].Score:
+					t.Errorf("%s: all has %v, its own search %v", id, s, ms[0].Score)
+				}
+				if ok && deleted[id] {
+					t.Errorf("%s was deleted but has a score", id)
+				}
+				if ok {
+					matched++
+				}
+			}
+			if matched != len(all) {
+				t.Errorf("all has %d scores, %d of them for chunks of namespace %q", len(all), matched, ns)
+			}
+			if tt.s.Text != "zebra" && matched <= tt.s.Size {
+				t.Errorf("only %d matches: the test wants more than the %d the search returns", matched, tt.s.Size)
+			}
+		})
+	}
+}
