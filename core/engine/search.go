@@ -41,6 +41,7 @@ func (e *Engine) search(ctx context.Context, ix Lexical, p params) ([]cand, erro
 		return err
 	})
 	pl := &candPool{byID: map[string]*cand{}}
+	defer func() { pl.all.Close() }()
 	hs, err := e.lexicalCandidates(ctx, ix, p, bq, pl)
 	if verr := vg.Wait(); err == nil {
 		err = verr
@@ -89,21 +90,21 @@ type candPool struct {
 	byID  map[string]*cand
 	order []*cand
 	// all holds the BM25 score of every chunk the BM25 search matched
-	// when the search could keep them (see addBM25); nil otherwise.
-	all map[string]float64
+	// when the search could keep them (see addBM25); nil otherwise. The
+	// search closes it.
+	all *index.Scores
 }
 
 // allScorer is a Lexical whose search can return the score of every
 // match besides the top ones (core/index; see [index.Index.SearchAll]).
 type allScorer interface {
-	SearchAll(ctx context.Context, s index.Search, limit int) ([]index.Match, map[string]float64, error)
+	SearchAll(ctx context.Context, s index.Search, limit int) ([]index.Match, *index.Scores, error)
 }
 
-// allScoresLimit bounds the matches whose scores a BM25 search keeps:
-// reading each one's id costs about what the second, ID-restricted search
-// of fillBM25 would cost for a few hundred matches, and a query that
-// matches more than this falls back to that search.
-const allScoresLimit = 2048
+// allScoresLimit bounds the matches whose scores a BM25 search keeps (16
+// bytes each); a query that matches more falls back to the second,
+// ID-restricted search of fillBM25.
+const allScoresLimit = 1 << 16
 
 func (pl *candPool) get(id string) *cand {
 	c := pl.byID[id]
@@ -222,50 +223,49 @@ func (e *Engine) fillSignals(ctx context.Context, ix Lexical, bq index.Search, q
 }
 
 // fillBM25 gives the candidates in need their BM25 scores (0 for those
-// that share no term) and returns those of the chunks in also.
+// that share no term) and returns those of the chunks in also: from the
+// scores the first search kept (pl.all), or else from a second search
+// restricted to them.
 func fillBM25(ctx context.Context, ix Lexical, bq index.Search, pl *candPool, need []*cand, also []string) (map[string]float64, error) {
 	var own map[string]float64
 	if len(also) > 0 {
 		own = make(map[string]float64, len(also))
 	}
-	if pl.all != nil {
-		for _, c := range need {
-			c.bm25 = pl.all[c.id] // 0 for a chunk that shares no term
-		}
-		for _, id := range also {
-			if s, ok := pl.all[id]; ok {
-				own[id] = s
-			}
-		}
-		return own, nil
+	ids := make([]string, 0, len(need)+len(also))
+	for _, c := range need {
+		ids = append(ids, c.id)
 	}
-	if len(need)+len(also) > 0 && bq.Text != "" {
+	ids = append(ids, also...)
+	var scores map[string]float64
+	switch {
+	case len(ids) == 0 || bq.Text == "":
+	case pl.all != nil:
+		var err error
+		if scores, err = pl.all.Of(ids); err != nil {
+			return nil, err
+		}
+	default:
 		// Every candidate is in the search's scope already, and scores do
 		// not depend on it: the chunks of also need not be.
-		ids := make([]string, 0, len(need)+len(also))
-		for _, c := range need {
-			ids = append(ids, c.id)
-		}
-		ids = append(ids, also...)
 		bq.IDs, bq.Size, bq.Since, bq.Before, bq.Filter = ids, len(ids), time.Time{}, time.Time{}, nil
 		more, err := ix.Search(ctx, bq)
 		if err != nil {
 			return nil, err
 		}
+		scores = make(map[string]float64, len(more))
 		for _, m := range more {
-			if c := pl.byID[m.ID]; c != nil {
-				c.bm25 = m.Score
-				if m.Session != "" {
-					c.session = m.Session
-				}
-			} else {
-				own[m.ID] = m.Score
+			scores[m.ID] = m.Score
+			if c := pl.byID[m.ID]; c != nil && m.Session != "" {
+				c.session = m.Session
 			}
 		}
 	}
 	for _, c := range need {
-		if c.bm25 < 0 {
-			c.bm25 = 0
+		c.bm25 = scores[c.id] // 0 for a chunk that shares no term
+	}
+	for _, id := range also {
+		if s, ok := scores[id]; ok && pl.byID[id] == nil {
+			own[id] = s
 		}
 	}
 	return own, nil

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2/document"
@@ -465,17 +466,18 @@ type bleveSearch struct {
 	// Fields names the stored text fields to return in each hit's Fields.
 	Fields []string
 	// AllScores, when above 0, asks for the score of every match, not
-	// only of the top Size, by document id, as long as there are no more
-	// than AllScores matches (see [matchRecorder]).
+	// only of the top Size, as long as there are no more than AllScores
+	// matches (see [matchRecorder]).
 	AllScores int
 }
 
 // bleveResult is what [bleveIndex.Search] found.
 type bleveResult struct {
 	Hits search.DocumentMatchCollection
-	// All is the score of every match when bleveSearch.AllScores asked for
-	// them and they were no more than that; nil otherwise.
-	All map[string]float64
+	// All holds the score of every match when bleveSearch.AllScores asked
+	// for them and they were no more than that; nil otherwise. It holds
+	// the search's snapshot open until it is closed.
+	All *Scores
 }
 
 // Search runs s as bleve's indexImpl.SearchInContext runs a request with
@@ -494,6 +496,10 @@ func (b *bleveIndex) Search(ctx context.Context, s bleveSearch) (res bleveResult
 		return res, fmt.Errorf("error opening index reader %v", err)
 	}
 	defer func() {
+		if res.All != nil && err == nil {
+			return // the snapshot is res.All's to close
+		}
+		res.All = nil
 		if cerr := r.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
@@ -538,10 +544,8 @@ func (b *bleveIndex) Search(ctx context.Context, s bleveSearch) (res bleveResult
 		return res, err
 	}
 	res.Hits = coll.Results()
-	if rec != nil {
-		if res.All, err = rec.scores(r); err != nil {
-			return res, err
-		}
+	if rec != nil && !rec.over {
+		res.All = &Scores{r: r, docs: rec.docs, score: rec.score}
 	}
 	if len(s.Fields) == 0 {
 		return res, nil
@@ -569,7 +573,7 @@ type matchRecorder struct {
 	limit int
 	docs  []uint64 // scorch's ids: 8 bytes, big-endian
 	score []float64
-	over  bool // more than limit matches, or an id of another shape
+	over  bool // more than limit matches, an id of another shape, or out of order
 }
 
 func (m *matchRecorder) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
@@ -592,27 +596,53 @@ func (m *matchRecorder) note(d *search.DocumentMatch) {
 		m.over, m.docs, m.score = true, nil, nil
 		return
 	}
-	m.docs = append(m.docs, binary.BigEndian.Uint64(d.IndexInternalID))
+	doc := binary.BigEndian.Uint64(d.IndexInternalID)
+	if n := len(m.docs); n > 0 && doc <= m.docs[n-1] {
+		m.over, m.docs, m.score = true, nil, nil // Scores.Of searches them in order
+		return
+	}
+	m.docs = append(m.docs, doc)
 	m.score = append(m.score, d.Score)
 }
 
-// scores returns the noted scores by document id, or nil when there were
-// more than limit matches.
-func (m *matchRecorder) scores(r bindex.IndexReader) (map[string]float64, error) {
-	if m.over {
-		return nil, nil
-	}
-	out := make(map[string]float64, len(m.docs))
-	var in bindex.IndexInternalID
-	for i, d := range m.docs {
-		in = bindex.NewIndexInternalID(in, d)
-		id, err := r.ExternalID(in)
+// Scores holds the BM25 score of every chunk a search matched (see
+// [Index.SearchAll]), and the index snapshot the search read, until
+// Close.
+type Scores struct {
+	r     bindex.IndexReader
+	docs  []uint64 // in the order the searcher returned them: ascending
+	score []float64
+}
+
+// Of returns the scores of the chunks in ids that the search matched. A
+// chunk's score is found through its id's posting (one term lookup an
+// id), not by reading every match's id: that read every match's stored
+// fields, and mapped them.
+func (s *Scores) Of(ids []string) (map[string]float64, error) {
+	out := make(map[string]float64, len(ids))
+	for _, id := range ids {
+		in, err := s.r.InternalID(id)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading index: %w", err)
 		}
-		out[id] = m.score[i]
+		if len(in) != 8 {
+			continue // not in the index
+		}
+		if i, ok := slices.BinarySearch(s.docs, binary.BigEndian.Uint64(in)); ok {
+			out[id] = s.score[i]
+		}
 	}
 	return out, nil
+}
+
+// Close releases the search's snapshot. Safe on nil and more than once.
+func (s *Scores) Close() error {
+	if s == nil || s.r == nil {
+		return nil
+	}
+	r := s.r
+	s.r = nil
+	return r.Close()
 }
 
 // loadTextFields adds to h the stored text fields named in fields, as

@@ -51,17 +51,22 @@ func (x *Index) Search(ctx context.Context, s Search) ([]Match, error) {
 	return ms, err
 }
 
-// SearchAll runs s as Search does, and also returns the score of every
-// chunk the search matched, not only of the top s.Size, by chunk id. A
-// search scores every match to find the top ones, so this costs little
-// more than Search: one read of each match's id. all is nil when there
-// are more than limit matches. A chunk in s's scope that is not in all
-// shares no term with s.Text.
-func (x *Index) SearchAll(ctx context.Context, s Search, limit int) (ms []Match, all map[string]float64, err error) {
+// SearchAll runs s as Search does, and also keeps the score of every
+// chunk the search matched, not only of the top s.Size, for
+// [Scores.Of]: a search scores every match to find the top ones, so this
+// costs little more than Search. all is nil when there are more than
+// limit matches; otherwise the caller closes it. A chunk in s's scope
+// that all has no score for shares no term with s.Text.
+//
+// A score read from all may differ in its last bit from the one a search
+// restricted to the chunk (s.IDs) gives: bleve adds up the terms of a
+// disjunction in the order its searchers reach the chunk, which depends
+// on the chunks the search visits.
+func (x *Index) SearchAll(ctx context.Context, s Search, limit int) (ms []Match, all *Scores, err error) {
 	return x.search(ctx, s, max(limit, 1))
 }
 
-func (x *Index) search(ctx context.Context, s Search, all int) ([]Match, map[string]float64, error) {
+func (x *Index) search(ctx context.Context, s Search, all int) ([]Match, *Scores, error) {
 	req := bleveSearch{Query: s.query(), Size: s.Size, Sort: searchSort, AllScores: all}
 	if !s.NoSession {
 		req.Fields = []string{"session"}
