@@ -21,10 +21,10 @@ const defaultBeamDir = "../shared/bench/beam/100K-dev"
 
 func (a *app) benchColdCmd() *cobra.Command {
 	var sizes, beamDir, keep, exe string
-	var runs, warm int
+	var runs, warm, copies int
 	var large, asJSON, evict bool
 	cmd := &cobra.Command{
-		Use:   "cold [--chunks 10000,100000] [--large] [--beam [DIR]] [--runs 10] [--warm 300] [--evict] [--json]",
+		Use:   "cold [--chunks 10000,100000] [--large] [--beam [DIR]] [--copies N] [--runs 10] [--warm 300] [--evict] [--json]",
 		Short: "Measure whole processes: one ingest, then one-shot recall and get, with peak RSS",
 		Long: `Measure HuiMemory as an agent that calls it as a command sees it. At each
 size in --chunks, write a synthetic corpus as JSONL, ingest it with one
@@ -49,7 +49,11 @@ p50 and p99, and the server's CPU and peak RSS from start to shutdown.
 
 --beam ingests the BEAM 100K development chats instead
 (` + defaultBeamDir + `/*.messages.jsonl, or the folder given as
---beam=DIR), read where they are, and recalls their questions.
+--beam=DIR), read where they are, and recalls their questions. --copies N
+ingests N copies of them instead, each in sessions of its own and 52 weeks
+after the one before (written to a temporary folder): a real-text corpus
+N times the size, such as the 10,080 messages of issue 15's measurement
+with --copies 4 (9,728).
 
 HUIMEM_* settings in the environment reach the children, e.g.
 HUIMEM_PLUGINS_SUBPROCESS=true or HUIMEM_STORAGE_VECTOR_CACHE_MB=-1. The
@@ -63,6 +67,12 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 			if warm < 0 || warm > 100000 {
 				return usagef("bench cold: --warm %d is not between 0 and 100000", warm)
 			}
+			if copies < 1 || copies > 100 {
+				return usagef("bench cold: --copies %d is not between 1 and 100", copies)
+			}
+			if copies > 1 && !cmd.Flags().Changed("beam") {
+				return usagef("bench cold: --copies needs --beam")
+			}
 			type step struct {
 				chunks  int
 				files   []string
@@ -73,6 +83,16 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 				files, queries, err := beamInputs(beamDir)
 				if err != nil {
 					return err
+				}
+				if copies > 1 {
+					dir, err := os.MkdirTemp("", "huimem-cold-copies-")
+					if err != nil {
+						return err
+					}
+					defer os.RemoveAll(dir)
+					if files, err = cold.WriteCopies(files, dir, copies); err != nil {
+						return err
+					}
 				}
 				steps = append(steps, step{files: files, queries: queries})
 			}
@@ -129,6 +149,7 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 	f.BoolVar(&large, "large", false, "add the 1,000,000-chunk step")
 	f.StringVar(&beamDir, "beam", defaultBeamDir, "ingest the BEAM chats in this folder instead (real data)")
 	f.Lookup("beam").NoOptDefVal = defaultBeamDir
+	f.IntVar(&copies, "copies", 1, "with --beam: ingest this many copies of the chats, each in sessions of its own")
 	f.IntVar(&runs, "runs", 10, "one-shot recalls and gets to time at each size")
 	f.IntVar(&warm, "warm", 0, "also time this many recalls over HTTP to one warm huimem serve (0: none)")
 	f.StringVar(&keep, "keep", "", "move each home into this folder instead of deleting it, for profiling by hand")
