@@ -465,6 +465,15 @@ type bleveSearch struct {
 	Sort []string
 	// Fields names the stored text fields to return in each hit's Fields.
 	Fields []string
+	// Whole, when set, is Query without its namespace conjunct, for when
+	// every chunk of the snapshot searched is in namespace NS: the
+	// conjunct then rules nothing out, and advancing it beside the text's
+	// terms was a tenth of a long question's search. A conjunct's zero
+	// score added to a match's changes nothing, so the scores are the
+	// same. The snapshot is the one searched, so a chunk of another
+	// namespace written meanwhile cannot slip in.
+	Whole query.Query
+	NS    string
 	// AllScores, when above 0, asks for the score of every match, not
 	// only of the top Size, as long as there are no more than AllScores
 	// matches (see [matchRecorder]).
@@ -526,7 +535,11 @@ func (b *bleveIndex) Search(ctx context.Context, s bleveSearch) (res bleveResult
 	ctx = search.ContextWithTermSearchersCounter(ctx)
 
 	coll := collector.NewTopNCollector(s.Size, 0, search.ParseSortOrderStrings(s.Sort))
-	searcher, err := s.Query.Searcher(ctx, r, b.m, search.SearcherOptions{})
+	q := s.Query
+	if s.Whole != nil && allIn(ctx, r, "ns", s.NS) {
+		q = s.Whole
+	}
+	searcher, err := q.Searcher(ctx, r, b.m, search.SearcherOptions{})
 	if err != nil {
 		return res, err
 	}
@@ -561,6 +574,22 @@ func (b *bleveIndex) Search(ctx context.Context, s bleveSearch) (res bleveResult
 	cost += stored
 	search.RecordSearchCost(ctx, search.AddM, stored)
 	return res, nil
+}
+
+// allIn reports whether every live document of r holds term in field
+// (a keyword field that each document has once): whether the term's
+// postings, less the deleted documents, are as many as the documents.
+func allIn(ctx context.Context, r bindex.IndexReader, field, term string) bool {
+	n, err := r.DocCount()
+	if err != nil || n == 0 {
+		return false
+	}
+	tfr, err := r.TermFieldReader(ctx, []byte(term), field, false, false, false)
+	if err != nil {
+		return false
+	}
+	defer tfr.Close()
+	return tfr.Count() == n
 }
 
 // matchRecorder is a searcher that notes the score of every document

@@ -67,7 +67,8 @@ func (x *Index) SearchAll(ctx context.Context, s Search, limit int) (ms []Match,
 }
 
 func (x *Index) search(ctx context.Context, s Search, all int) ([]Match, *Scores, error) {
-	req := bleveSearch{Query: s.query(), Size: s.Size, Sort: searchSort, AllScores: all}
+	req := bleveSearch{Query: s.query(), Size: s.Size, Sort: searchSort, AllScores: all,
+		Whole: s.queryWith(false), NS: s.nsTerm()}
 	if !s.NoSession {
 		req.Fields = []string{"session"}
 	}
@@ -87,7 +88,12 @@ func (x *Index) search(ctx context.Context, s Search, all int) ([]Match, *Scores
 var searchSort = []string{"-_score", "_id"}
 
 // query returns the bleve query of s.
-func (s *Search) query() query.Query {
+func (s *Search) query() query.Query { return s.queryWith(true) }
+
+// queryWith is query; without nsFilter, it leaves out the namespace
+// conjunct, for an index whose chunks are all in s's namespace (see
+// bleveSearch.Whole).
+func (s *Search) queryWith(nsFilter bool) query.Query {
 	var must query.Query
 	if s.Text != "" {
 		mq := query.NewMatchQuery(s.Text)
@@ -113,14 +119,14 @@ func (s *Search) query() query.Query {
 	} else {
 		must = query.NewMatchAllQuery()
 	}
-	ns := s.NS
-	if ns == "" {
-		ns = DefaultNS
-	}
+	ns := s.nsTerm()
 	// Filters are zero-boosted conjuncts: the conjunction advances all of
 	// them together, so a narrow filter (one week) keeps the search narrow,
 	// and a zero boost keeps them out of the score.
-	conj := []query.Query{must, zeroBoost(termQuery("ns", ns))}
+	conj := []query.Query{must}
+	if nsFilter {
+		conj = append(conj, zeroBoost(termQuery("ns", ns)))
+	}
 	if !s.Since.IsZero() || !s.Before.IsZero() {
 		conj = append(conj, zeroBoost(DateRange(s.Since, s.Before)))
 	}
@@ -128,6 +134,9 @@ func (s *Search) query() query.Query {
 		conj = append(conj, zeroBoost(query.NewDocIDQuery(s.IDs)))
 	}
 	var q query.Query = query.NewConjunctionQuery(conj)
+	if len(conj) == 1 {
+		q = must
+	}
 	if s.Filter != nil {
 		// A filter expression may be any shape; bleve's boolean filter
 		// clause checks it without scoring.
@@ -136,6 +145,14 @@ func (s *Search) query() query.Query {
 		q = bq
 	}
 	return q
+}
+
+// nsTerm is the keyword of s's namespace in the index.
+func (s *Search) nsTerm() string {
+	if s.NS == "" {
+		return DefaultNS
+	}
+	return s.NS
 }
 
 func termQuery(field, term string) *query.TermQuery {

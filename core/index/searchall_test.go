@@ -124,3 +124,86 @@ func TestSearchAll(t *testing.T) {
 		})
 	}
 }
+
+// TestNamespaceConjunctDropped checks when a search leaves out its
+// namespace conjunct (allIn over the snapshot it searches), that it then
+// scores every chunk exactly as with the conjunct, and that a chunk of
+// another namespace is never found, before or after deletions.
+func TestNamespaceConjunctDropped(t *testing.T) {
+	x := openTest(t)
+	base := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	doc := func(id, ns, text string) Doc {
+		return Doc{ID: id, NS: ns, Session: "s", Time: base, Text: text, Reply: "the garden and the piano lesson"}
+	}
+	allInNS := func(ns string) bool {
+		r, err := x.b.openReader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		return allIn(t.Context(), r, "ns", ns)
+	}
+	// search runs s with and without the namespace conjunct on the same
+	// index, and checks that the matches and scores are the same.
+	search := func(s Search) []Match {
+		t.Helper()
+		got, err := x.Search(t.Context(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := x.b.Search(t.Context(), bleveSearch{Query: s.query(), Size: s.Size, Sort: searchSort})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != len(got) {
+			t.Fatalf("%d matches, %d with the conjunct", len(got), len(res.Hits))
+		}
+		for i, h := range res.Hits {
+			if h.ID != got[i].ID || h.Score != got[i].Score {
+				t.Fatalf("match %d: %s %v, with the conjunct %s %v", i, got[i].ID, got[i].Score, h.ID, h.Score)
+			}
+		}
+		return got
+	}
+	if err := x.Apply([]Doc{doc("a1", "", "garden piano lunch"), doc("a2", "", "piano review"), doc("b1", "bob", "garden piano")}, nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Apply([]Doc{doc("a3", "", "garden trip budget"), doc("b2", "bob", "piano garden piano")}, nil, 2); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name    string
+		deletes []string
+		all     bool // every live chunk in the default namespace
+		want    []string
+	}{
+		{name: "two namespaces", all: false, want: []string{"a1", "a2", "a3"}},
+		{name: "one of bob's deleted", deletes: []string{"b1"}, all: false, want: []string{"a1", "a2", "a3"}},
+		{name: "all of bob's deleted", deletes: []string{"b2"}, all: true, want: []string{"a1", "a2", "a3"}},
+		{name: "and one of the default's", deletes: []string{"a2"}, all: true, want: []string{"a1", "a3"}},
+	}
+	for i, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if len(st.deletes) > 0 {
+				if err := x.Apply(nil, st.deletes, uint64(3+i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := allInNS(DefaultNS); got != st.all {
+				t.Errorf("allIn(default) = %v, want %v", got, st.all)
+			}
+			got := search(Search{Text: "garden piano", ReplyBoost: 0.5, Size: 10})
+			ids := matchIDs(got)
+			slices.Sort(ids)
+			if !slices.Equal(ids, st.want) {
+				t.Errorf("matches %v, want %v", ids, st.want)
+			}
+			bob := search(Search{Text: "garden piano", NS: "bob", Size: 10})
+			for _, m := range bob {
+				if !strings.HasPrefix(m.ID, "b") {
+					t.Errorf("bob's search found %s", m.ID)
+				}
+			}
+		})
+	}
+}
