@@ -16,31 +16,55 @@ import (
 // most rules then never need compiling.
 
 // lazyRE is a regular expression compiled on first use. It is safe for
-// concurrent use.
+// concurrent use. It holds its sync.Onces itself rather than closures
+// from sync.OnceValue: the package has some seventy of them, and each
+// closure was a few allocations at every program's start.
 type lazyRE struct {
 	pattern string
 	longest bool
-	re      func() *regexp.Regexp
-	gate    func() *gate
+	// gatePattern is the pattern the gate is read from; hasGate says
+	// whether there is one.
+	gatePattern string
+	hasGate     bool
+	gated       int // the index in gatedRegexps, for gatedRegexp's
+
+	reOnce   sync.Once
+	compiled *regexp.Regexp
+	gateOnce sync.Once
+	g        *gate
 }
 
 func newLazyRE(pattern string, longest bool) *lazyRE {
-	l := &lazyRE{pattern: pattern, longest: longest}
-	l.re = sync.OnceValue(func() *regexp.Regexp {
-		re := regexp.MustCompile(pattern)
-		if longest {
-			re.Longest()
+	return &lazyRE{pattern: pattern, longest: longest}
+}
+
+// re compiles the pattern on its first call and returns the same
+// *regexp.Regexp on every call.
+func (l *lazyRE) re() *regexp.Regexp {
+	l.reOnce.Do(func() {
+		l.compiled = regexp.MustCompile(l.pattern)
+		if l.longest {
+			l.compiled.Longest()
 		}
-		return re
 	})
-	return l
+	return l.compiled
+}
+
+// gate returns the gate, read on first use; nil for an expression made
+// without one.
+func (l *lazyRE) gate() *gate {
+	if !l.hasGate {
+		return nil
+	}
+	l.gateOnce.Do(func() { l.g = gateOf(l.gatePattern) })
+	return l.g
 }
 
 // lazyRegexp returns a function that compiles pattern on its first call
 // and returns the same *regexp.Regexp on every call. It is safe for
 // concurrent use.
 func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+	return newLazyRE(pattern, false).re
 }
 
 // gatedRegexps are the package's regular expressions that are anchored at
@@ -51,7 +75,8 @@ var gatedRegexps []*lazyRE
 // use and with a gate.
 func gatedRegexp(pattern string) *lazyRE {
 	l := newLazyRE(pattern, false)
-	l.gate = sync.OnceValue(func() *gate { return gateOf(pattern) })
+	l.gatePattern, l.hasGate = pattern, true
+	l.gated = len(gatedRegexps)
 	gatedRegexps = append(gatedRegexps, l)
 	return l
 }
@@ -64,8 +89,9 @@ type gate struct {
 	anyFirst bool
 	// prefix holds strings one of which every match starts with.
 	prefix []string
-	// must holds strings one of which every match contains.
-	must []string
+	// must holds sets of strings: every match contains one string of
+	// each set.
+	must [][]string
 }
 
 // gateOf returns the gate of pattern: the one in gates_gen.go, which
@@ -210,10 +236,15 @@ func (s *scanner) fold() *folded {
 	return &s.folded
 }
 
-// mayHold reports whether the text holds one of g's must strings, for a
-// search that is not anchored.
+// mayHold reports whether the text holds one string of each of g's must
+// sets, for a search that is not anchored.
 func (s *scanner) mayHold(g *gate) bool {
-	return g.must == nil || s.fold().lastIndex(g.must) >= 0
+	for _, set := range g.must {
+		if s.fold().lastIndex(set) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // mayMatch reports whether rule ru, whose first rune r is at offset i, can
@@ -230,25 +261,11 @@ func (s *scanner) mayMatch(ru rule, i int, r rune) bool {
 	if g.prefix != nil && !s.folded.hasPrefixAt(fi, g.prefix) {
 		return false
 	}
-	if g.must != nil {
-		if s.mustAt == nil {
-			s.mustAt = make([]int32, numRules)
-			for k := range s.mustAt {
-				s.mustAt[k] = -2
-			}
-		}
-		if s.mustAt[ru.id] == -2 {
-			s.mustAt[ru.id] = int32(s.folded.lastIndex(g.must))
-		}
-		if int(s.mustAt[ru.id]) < fi {
-			return false
-		}
-	}
-	return true
+	return s.holdsFrom(ru.id, g, fi)
 }
 
 // mayStartAt reports whether the anchored regular expression l may match
-// at offset i according to the first runes and prefixes of its gate.
+// at offset i according to its gate.
 func (s *scanner) mayStartAt(l *lazyRE, i int) bool {
 	if s.ungated {
 		return true
@@ -258,7 +275,36 @@ func (s *scanner) mayStartAt(l *lazyRE, i int) bool {
 	if !g.anyFirst && (i >= len(s.text) || !g.first.has(r)) {
 		return false
 	}
-	return g.prefix == nil || s.fold().hasPrefixAt(s.fold().at(i), g.prefix)
+	if g.prefix == nil && g.must == nil {
+		return true
+	}
+	fi := s.fold().at(i)
+	if g.prefix != nil && !s.folded.hasPrefixAt(fi, g.prefix) {
+		return false
+	}
+	return s.holdsFrom(numRules+l.gated, g, fi)
+}
+
+// holdsFrom reports whether the folded text holds a string of each of g's
+// must sets at offset fi or after. id is the rule's id, or numRules plus
+// the index in gatedRegexps, for the memo of where each set last occurs.
+func (s *scanner) holdsFrom(id int, g *gate, fi int) bool {
+	for k, set := range g.must {
+		if s.mustAt == nil {
+			s.mustAt = make([]int32, (numRules+len(gatedRegexps))*maxMust)
+			for k := range s.mustAt {
+				s.mustAt[k] = -2
+			}
+		}
+		at := &s.mustAt[id*maxMust+k]
+		if *at == -2 {
+			*at = int32(s.folded.lastIndex(set))
+		}
+		if int(*at) < fi {
+			return false
+		}
+	}
+	return true
 }
 
 // findAt runs the anchored regular expression l on the text from offset i,

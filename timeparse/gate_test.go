@@ -190,17 +190,21 @@ func TestMonthGatePattern(t *testing.T) {
 
 func TestNewGate(t *testing.T) {
 	tests := []struct {
-		pattern      string
-		prefix, must []string
+		pattern string
+		prefix  []string
+		must    [][]string
 	}{
-		{`(?i)today|tomorrow`, []string{"TODAY", "TOMORROW"}, []string{"TODAY", "TOMORROW"}},
-		{`(?i)the\s+(?P<u>week|month|year)\s+(?P<w>before|after)`, []string{"THE"}, []string{"AFTER", "BEFORE"}},
-		{`[0-9]{4}-[Ww][0-9]{2}`, nil, []string{"-W"}},
-		{`(?P<p>上|下)?周末`, []string{"上周末", "下周末", "周末"}, []string{"周末"}},
-		{`May|(?i:june)`, []string{"JUNE", "MAY"}, []string{"JUNE", "MAY"}},
-		{`(?i)a.*b`, []string{"A"}, []string{"A"}},
+		{`(?i)today|tomorrow`, []string{"TODAY", "TOMORROW"}, [][]string{{"TODAY", "TOMORROW"}}},
+		{`(?i)the\s+(?P<u>week|month|year)\s+(?P<w>before|after)`, []string{"THE"}, [][]string{{"AFTER", "BEFORE"}, {"MONTH", "WEEK", "YEAR"}, {"THE"}}},
+		{`[0-9]{4}-[Ww][0-9]{2}`, nil, [][]string{{"-W"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}}},
+		{`(?P<p>上|下)?周末`, []string{"上周末", "下周末", "周末"}, [][]string{{"周末"}}},
+		{`May|(?i:june)`, []string{"JUNE", "MAY"}, [][]string{{"JUNE", "MAY"}}},
+		{`(?i)a.*b`, []string{"A"}, [][]string{{"A"}, {"B"}}},
 		{`(?i)x*`, nil, nil},
-		{`(?i)kelvin`, []string{"KELVIN"}, []string{"KELVIN"}},
+		{`(?i)kelvin`, []string{"KELVIN"}, [][]string{{"KELVIN"}}},
+		// "this" is common: the unit after it is what turns "this project"
+		// away.
+		{`(?i)(?P<p>this|last|next)\s+(?:week|wk)|(?P<bl>the\s+week\s+before\s+last)`, []string{"LAST", "NEXT", "THE", "THIS"}, [][]string{{"BEFORE", "LAST", "NEXT", "THIS"}, {"WEEK", "WK"}}},
 	}
 	for _, tc := range tests {
 		g := newGate(tc.pattern)
@@ -248,11 +252,21 @@ func TestGateFolding(t *testing.T) {
 			g := newGate(pattern)
 			f := foldText(text)
 			r, _ := utf8.DecodeRuneInString(text)
-			if !(g.anyFirst || g.first.has(r)) || !f.hasPrefixAt(0, g.prefix) || f.lastIndex(g.must) < 0 {
+			if !(g.anyFirst || g.first.has(r)) || !f.hasPrefixAt(0, g.prefix) || !holdsEach(f, g.must) {
 				t.Errorf("the gate of %s rejects %q", pattern, text)
 			}
 		}
 	}
+}
+
+// holdsEach reports whether f holds a string of each set.
+func holdsEach(f folded, sets [][]string) bool {
+	for _, set := range sets {
+		if f.lastIndex(set) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // TestRulesPassingGate lists how many rules a query lets through its
@@ -266,6 +280,10 @@ func TestRulesPassingGate(t *testing.T) {
 		{"我们讨论了数据库的方案", 3},
 		{"what did we discuss last week", 12},
 		{"上周三下午 我们聊了什么", 12},
+		// Questions with no time phrase whose words start one.
+		{"Which libraries are used in this project?", 0},
+		{"How did the user feedback influence the UI/UX improvements I made before the public launch?", 2},
+		{"Can you give me a comprehensive summary of how I handled the security features", 1},
 	}
 	for _, tc := range tests {
 		s := newScanner(tc.query, time.Time{})
@@ -321,6 +339,15 @@ func BenchmarkRuleSetup(b *testing.B) {
 	b.ReportMetric(float64(len(patterns)), "patterns")
 }
 
+// goStrings returns set as a Go []string literal.
+func goStrings(set []string) string {
+	q := make([]string, len(set))
+	for i, s := range set {
+		q[i] = strconv.Quote(s)
+	}
+	return "[]string{" + strings.Join(q, ", ") + "}"
+}
+
 var update = flag.Bool("update", false, "rewrite gates_gen.go")
 
 // gatePatterns returns every pattern that has a gate: the rules' and when's
@@ -362,19 +389,16 @@ func TestGeneratedGates(t *testing.T) {
 			}
 			b.WriteString("}, ")
 		}
-		for _, f := range []struct {
-			name string
-			set  []string
-		}{{"prefix", g.prefix}, {"must", g.must}} {
-			if f.set == nil {
-				continue
-			}
-			fmt.Fprintf(&b, "%s: []string{", f.name)
-			for i, s := range f.set {
+		if g.prefix != nil {
+			fmt.Fprintf(&b, "prefix: %s, ", goStrings(g.prefix))
+		}
+		if g.must != nil {
+			b.WriteString("must: [][]string{")
+			for i, set := range g.must {
 				if i > 0 {
 					b.WriteString(", ")
 				}
-				b.WriteString(strconv.Quote(s))
+				b.WriteString(strings.TrimPrefix(goStrings(set), "[]string"))
 			}
 			b.WriteString("}, ")
 		}

@@ -24,7 +24,11 @@ func newGate(pattern string) *gate {
 	g.first, g.anyFirst = firstRunesOf(re)
 	in := analyze(re)
 	g.prefix = constraint(minimal(in.prefix, strings.HasPrefix))
-	g.must = constraint(minimal(in.must, strings.Contains))
+	for _, set := range in.must {
+		if set = constraint(minimal(set, strings.Contains)); set != nil {
+			g.must = append(g.must, set)
+		}
+	}
 	return g
 }
 
@@ -58,18 +62,99 @@ func constraint(set []string) []string {
 // info is what analyze knows about the matches of a regular expression,
 // as case-folded strings. exact, when isExact, holds every string the
 // expression can match. Every match starts with one of prefix, ends with
-// one of suffix and contains one of must; a set holding "" says nothing.
+// one of suffix, and contains one of each set in must (at most maxMust
+// sets, the most selective first); a set holding "" says nothing.
 type info struct {
-	exact                []string
-	isExact              bool
-	prefix, suffix, must []string
+	exact          []string
+	isExact        bool
+	prefix, suffix []string
+	must           [][]string
 }
 
-var noInfo = info{prefix: []string{""}, suffix: []string{""}, must: []string{""}}
+var noInfo = info{prefix: []string{""}, suffix: []string{""}}
 
 func exactInfo(set []string) info {
 	set = dedupe(set)
-	return info{exact: set, isExact: true, prefix: trimAffix(set, true), suffix: trimAffix(set, false), must: set}
+	return info{exact: set, isExact: true, prefix: trimAffix(set, true), suffix: trimAffix(set, false), must: musts(set)}
+}
+
+// maxMust is how many must sets a gate keeps. One set is often the
+// question's common words ("this", "last", "the"), which many texts hold;
+// a second, such as the unit that must follow them ("week"), lets the
+// gate turn those texts away too.
+const maxMust = 3
+
+// musts returns the must sets that say every match contains one of set,
+// none when set says nothing.
+func musts(set []string) [][]string {
+	if len(set) == 0 || slices.Contains(set, "") {
+		return nil
+	}
+	return [][]string{set}
+}
+
+// both returns the must sets of a text that satisfies a and b: their most
+// selective maxMust sets, without a set that another implies.
+func both(a, b [][]string) [][]string {
+	all := slices.Concat(a, b)
+	out := make([][]string, 0, len(all))
+	for i, set := range all {
+		// An earlier set that implies it, or a later one that says more.
+		implied := slices.ContainsFunc(all[:i], func(o []string) bool { return implies(o, set) }) ||
+			slices.ContainsFunc(all[i+1:], func(o []string) bool { return implies(o, set) && !implies(set, o) })
+		if !implied {
+			out = append(out, set)
+		}
+	}
+	slices.SortStableFunc(out, func(x, y []string) int {
+		if sameSelectivity(x, y) {
+			return 0
+		}
+		if slices.Equal(best(x, y), x) {
+			return -1
+		}
+		return 1
+	})
+	return out[:min(len(out), maxMust)]
+}
+
+// implies reports whether a text that holds a string of set x holds one
+// of set y: every string of x contains one of y.
+func implies(x, y []string) bool {
+	for _, t := range x {
+		if !slices.ContainsFunc(y, func(s string) bool { return strings.Contains(t, s) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameSelectivity reports whether best ranks x and y alike.
+func sameSelectivity(x, y []string) bool {
+	return minLen(x) == minLen(y) && len(x) == len(y)
+}
+
+// either returns the must sets of a text that matches one of the
+// alternatives whose must sets are alts: the j-th set is the union of
+// each alternative's j-th (or last) set. An alternative that says
+// nothing makes the whole say nothing.
+func either(alts [][][]string) [][]string {
+	n := 0
+	for _, m := range alts {
+		if len(m) == 0 {
+			return nil
+		}
+		n = max(n, len(m))
+	}
+	var out [][]string
+	for j := range n {
+		var union []string
+		for _, m := range alts {
+			union = append(union, m[min(j, len(m)-1)]...)
+		}
+		out = both(out, musts(shrinkMust(union)))
+	}
+	return out
 }
 
 // analyze follows the construction in Russ Cox's "Regular Expression
@@ -94,8 +179,13 @@ func analyze(re *syntax.Regexp) info {
 			}
 		}
 		set = dedupe(set)
-		if len(set) == 0 || len(set) > maxClassSize {
+		switch {
+		case len(set) == 0:
 			return noInfo
+		case len(set) > maxClassSize:
+			// Too many runes to spell out with the rest of the pattern,
+			// but still a must set: "in [0-9]{4}" needs a digit.
+			return info{prefix: noInfo.prefix, suffix: noInfo.suffix, must: musts(set)}
 		}
 		return exactInfo(set)
 	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
@@ -130,18 +220,19 @@ func analyze(re *syntax.Regexp) info {
 	case syntax.OpAlternate:
 		var out info
 		out.isExact = true
+		var alts [][][]string
 		for _, sub := range re.Sub {
 			x := analyze(sub)
 			out.isExact = out.isExact && x.isExact
 			out.exact = append(out.exact, x.exact...)
 			out.prefix = append(out.prefix, x.prefix...)
 			out.suffix = append(out.suffix, x.suffix...)
-			out.must = append(out.must, x.must...)
+			alts = append(alts, x.must)
 		}
 		if out.isExact && len(dedupe(out.exact)) <= maxSet {
 			return exactInfo(out.exact)
 		}
-		return info{prefix: shrink(out.prefix, true), suffix: shrink(out.suffix, false), must: shrinkMust(out.must)}
+		return info{prefix: shrink(out.prefix, true), suffix: shrink(out.suffix, false), must: either(alts)}
 	}
 	// OpAnyChar, OpAnyCharNotNL, OpStar, OpNoMatch: nothing is known.
 	return noInfo
@@ -161,9 +252,9 @@ func concat(a, b info) info {
 	if b.isExact && len(a.suffix)*len(b.exact) <= maxSet {
 		out.suffix = trimAffix(cross(a.suffix, b.exact), false)
 	}
-	out.must = best(a.must, b.must)
+	out.must = both(a.must, b.must)
 	if len(a.suffix)*len(b.prefix) <= maxSet {
-		out.must = best(out.must, cross(a.suffix, b.prefix))
+		out.must = both(out.must, musts(cross(a.suffix, b.prefix)))
 	}
 	return out
 }

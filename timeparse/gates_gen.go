@@ -6,139 +6,139 @@ package timeparse
 func generatedGate(pattern string) *gate {
 	switch pattern {
 	case "大前天|前天|昨天|昨日|昨儿|今天|今日|今儿|明天|明日|明儿|后天|大后天":
-		return &gate{first: runeSet{'今', '今', '前', '前', '后', '后', '大', '大', '明', '明', '昨', '昨'}, prefix: []string{"今儿", "今天", "今日", "前天", "后天", "大前天", "大后天", "明儿", "明天", "明日", "昨儿", "昨天", "昨日"}, must: []string{"今儿", "今天", "今日", "前天", "后天", "明儿", "明天", "明日", "昨儿", "昨天", "昨日"}}
+		return &gate{first: runeSet{'今', '今', '前', '前', '后', '后', '大', '大', '明', '明', '昨', '昨'}, prefix: []string{"今儿", "今天", "今日", "前天", "后天", "大前天", "大后天", "明儿", "明天", "明日", "昨儿", "昨天", "昨日"}, must: [][]string{{"今儿", "今天", "今日", "前天", "后天", "明儿", "明天", "明日", "昨儿", "昨天", "昨日"}}}
 	case "今早|今晨|今晚|今夜|昨晚|昨夜|明早|明晚":
-		return &gate{first: runeSet{'今', '今', '明', '明', '昨', '昨'}, prefix: []string{"今夜", "今早", "今晚", "今晨", "明早", "明晚", "昨夜", "昨晚"}, must: []string{"今夜", "今早", "今晚", "今晨", "明早", "明晚", "昨夜", "昨晚"}}
+		return &gate{first: runeSet{'今', '今', '明', '明', '昨', '昨'}, prefix: []string{"今夜", "今早", "今晚", "今晨", "明早", "明晚", "昨夜", "昨晚"}, must: [][]string{{"今夜", "今早", "今晚", "今晨", "明早", "明晚", "昨夜", "昨晚"}}}
 	case "(?P<p>(?:上上|上|这|本|当|下下|下)一?整?个?)(?:周|星期|礼拜)":
-		return &gate{first: runeSet{'上', '下', '当', '当', '本', '本', '这', '这'}, prefix: []string{"上", "下", "当", "本", "这"}, must: []string{"周", "星期", "礼拜"}}
+		return &gate{first: runeSet{'上', '下', '当', '当', '本', '本', '这', '这'}, prefix: []string{"上", "下", "当", "本", "这"}, must: [][]string{{"周", "星期", "礼拜"}, {"上", "下", "当", "本", "这"}}}
 	case "(?P<p>(?:上上|上|这|本|当|下下|下)一?整?个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天1-7])":
-		return &gate{first: runeSet{'上', '下', '周', '周', '当', '当', '星', '星', '本', '本', '礼', '礼', '这', '这'}, must: []string{"周", "星期", "礼拜"}}
+		return &gate{first: runeSet{'上', '下', '周', '周', '当', '当', '星', '星', '本', '本', '礼', '礼', '这', '这'}, must: [][]string{{"周", "星期", "礼拜"}, {"1", "2", "3", "4", "5", "6", "7", "一", "三", "二", "五", "六", "四", "天", "日"}}}
 	case "(?P<p>(?:上上|上|这|本|当|下下|下)一?整?个?)?周末":
-		return &gate{first: runeSet{'上', '下', '周', '周', '当', '当', '本', '本', '这', '这'}, prefix: []string{"上一个周末", "上一周末", "上一整个周\xe6", "上一整周末", "上上一个周\xe6", "上上一周末", "上上一整个\xe5", "上上一整周\xe6", "上上个周末", "上上周末", "上上整个周\xe6", "上上整周末", "上个周末", "上周末", "上整个周末", "上整周末", "下一个周末", "下一周末", "下一整个周\xe6", "下一整周末", "下下一个周\xe6", "下下一周末", "下下一整个\xe5", "下下一整周\xe6", "下下个周末", "下下周末", "下下整个周\xe6", "下下整周末", "下个周末", "下周末", "下整个周末", "下整周末", "周末", "当一个周末", "当一周末", "当一整个周\xe6", "当一整周末", "当个周末", "当周末", "当整个周末", "当整周末", "本一个周末", "本一周末", "本一整个周\xe6", "本一整周末", "本个周末", "本周末", "本整个周末", "本整周末", "这一个周末", "这一周末", "这一整个周\xe6", "这一整周末", "这个周末", "这周末", "这整个周末", "这整周末"}, must: []string{"周末"}}
+		return &gate{first: runeSet{'上', '下', '周', '周', '当', '当', '本', '本', '这', '这'}, prefix: []string{"上一个周末", "上一周末", "上一整个周\xe6", "上一整周末", "上上一个周\xe6", "上上一周末", "上上一整个\xe5", "上上一整周\xe6", "上上个周末", "上上周末", "上上整个周\xe6", "上上整周末", "上个周末", "上周末", "上整个周末", "上整周末", "下一个周末", "下一周末", "下一整个周\xe6", "下一整周末", "下下一个周\xe6", "下下一周末", "下下一整个\xe5", "下下一整周\xe6", "下下个周末", "下下周末", "下下整个周\xe6", "下下整周末", "下个周末", "下周末", "下整个周末", "下整周末", "周末", "当一个周末", "当一周末", "当一整个周\xe6", "当一整周末", "当个周末", "当周末", "当整个周末", "当整周末", "本一个周末", "本一周末", "本一整个周\xe6", "本一整周末", "本个周末", "本周末", "本整个周末", "本整周末", "这一个周末", "这一周末", "这一整个周\xe6", "这一整周末", "这个周末", "这周末", "这整个周末", "这整周末"}, must: [][]string{{"周末"}}}
 	case "(?P<n>[0-9]{1,4}|[零〇一二两三四五六七八九十百千]{1,6}|几|数)\\s*个?\\s*(?P<u>天|日|周|星期|礼拜|月|年|小时|钟头)\\s*(?:前|以前|之前)":
-		return &gate{first: runeSet{'0', '9', '〇', '〇', '一', '一', '七', '七', '三', '三', '两', '两', '九', '九', '二', '二', '五', '五', '八', '八', '六', '六', '几', '几', '十', '十', '千', '千', '四', '四', '数', '数', '百', '百', '零', '零'}, must: []string{"前"}}
+		return &gate{first: runeSet{'0', '9', '〇', '〇', '一', '一', '七', '七', '三', '三', '两', '两', '九', '九', '二', '二', '五', '五', '八', '八', '六', '六', '几', '几', '十', '十', '千', '千', '四', '四', '数', '数', '百', '百', '零', '零'}, must: [][]string{{"前"}, {"周", "天", "小时", "年", "日", "星期", "月", "礼拜", "钟头"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "〇", "一", "七", "三", "两", "九", "二", "五", "八", "六", "几", "十", "千", "四", "数", "百", "零"}}}
 	case "(?:过去|最近|近)\\s*的?\\s*(?P<n>[0-9]{1,4}|[零〇一二两三四五六七八九十百千]{1,6}|几)\\s*个?\\s*(?P<u>天|日|周|星期|礼拜|月|年|小时|钟头)(?:里|内|中|以来|来)?":
-		return &gate{first: runeSet{'最', '最', '过', '过', '近', '近'}, prefix: []string{"最近", "过去", "近"}, must: []string{"过去", "近"}}
+		return &gate{first: runeSet{'最', '最', '过', '过', '近', '近'}, prefix: []string{"最近", "过去", "近"}, must: [][]string{{"过去", "近"}, {"周", "天", "小时", "年", "日", "星期", "月", "礼拜", "钟头"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "〇", "一", "七", "三", "两", "九", "二", "五", "八", "六", "几", "十", "千", "四", "百", "零"}}}
 	case "(?P<p>(?:上上|上|这|本|当|下下|下)一?整?个?)月份?":
-		return &gate{first: runeSet{'上', '下', '当', '当', '本', '本', '这', '这'}, prefix: []string{"上一个月", "上一整个月", "上一整月", "上一月", "上上一个月", "上上一整个\xe6", "上上一整月", "上上一月", "上上个月", "上上整个月", "上上整月", "上上月", "上个月", "上整个月", "上整月", "上月", "下一个月", "下一整个月", "下一整月", "下一月", "下下一个月", "下下一整个\xe6", "下下一整月", "下下一月", "下下个月", "下下整个月", "下下整月", "下下月", "下个月", "下整个月", "下整月", "下月", "当一个月", "当一整个月", "当一整月", "当一月", "当个月", "当整个月", "当整月", "当月", "本一个月", "本一整个月", "本一整月", "本一月", "本个月", "本整个月", "本整月", "本月", "这一个月", "这一整个月", "这一整月", "这一月", "这个月", "这整个月", "这整月", "这月"}, must: []string{"上一个月", "上一整个月", "上一整月", "上一月", "上个月", "上整个月", "上整月", "上月", "下一个月", "下一整个月", "下一整月", "下一月", "下个月", "下整个月", "下整月", "下月", "当一个月", "当一整个月", "当一整月", "当一月", "当个月", "当整个月", "当整月", "当月", "本一个月", "本一整个月", "本一整月", "本一月", "本个月", "本整个月", "本整月", "本月", "这一个月", "这一整个月", "这一整月", "这一月", "这个月", "这整个月", "这整月", "这月"}}
+		return &gate{first: runeSet{'上', '下', '当', '当', '本', '本', '这', '这'}, prefix: []string{"上一个月", "上一整个月", "上一整月", "上一月", "上上一个月", "上上一整个\xe6", "上上一整月", "上上一月", "上上个月", "上上整个月", "上上整月", "上上月", "上个月", "上整个月", "上整月", "上月", "下一个月", "下一整个月", "下一整月", "下一月", "下下一个月", "下下一整个\xe6", "下下一整月", "下下一月", "下下个月", "下下整个月", "下下整月", "下下月", "下个月", "下整个月", "下整月", "下月", "当一个月", "当一整个月", "当一整月", "当一月", "当个月", "当整个月", "当整月", "当月", "本一个月", "本一整个月", "本一整月", "本一月", "本个月", "本整个月", "本整月", "本月", "这一个月", "这一整个月", "这一整月", "这一月", "这个月", "这整个月", "这整月", "这月"}, must: [][]string{{"上一个月", "上一整个月", "上一整月", "上一月", "上个月", "上整个月", "上整月", "上月", "下一个月", "下一整个月", "下一整月", "下一月", "下个月", "下整个月", "下整月", "下月", "当一个月", "当一整个月", "当一整月", "当一月", "当个月", "当整个月", "当整月", "当月", "本一个月", "本一整个月", "本一整月", "本一月", "本个月", "本整个月", "本整月", "本月", "这一个月", "这一整个月", "这一整月", "这一月", "这个月", "这整个月", "这整月", "这月"}}}
 	case "(?:(?P<p>(?:上上|上|这|本|当|下下|下)一?整?个?)月|(?:(?:(?P<y4>[0-9]{4})\\s*年|(?P<ycn>[〇零一二三四五六七八九]{4})年|(?P<yrel>今年|本年|去年|前年|大前年|明年|后年))\\s*)?(?P<mon>[0-9]{1,2}|十[一二]?|[一二三四五六七八九])\\s*月份?)的?(?P<seg>初|中|底|末|上旬|中旬|下旬)|月(?P<seg>初|中|底|末)|(?P<seg>上旬|中旬|下旬)":
-		return &gate{first: runeSet{'0', '9', '〇', '〇', '一', '一', '七', '七', '三', '下', '中', '中', '九', '九', '二', '二', '五', '五', '今', '今', '八', '八', '六', '六', '前', '前', '十', '十', '去', '去', '后', '后', '四', '四', '大', '大', '当', '当', '明', '明', '月', '月', '本', '本', '这', '这', '零', '零'}, must: []string{"上旬", "下旬", "中", "初", "底", "末"}}
+		return &gate{first: runeSet{'0', '9', '〇', '〇', '一', '一', '七', '七', '三', '下', '中', '中', '九', '九', '二', '二', '五', '五', '今', '今', '八', '八', '六', '六', '前', '前', '十', '十', '去', '去', '后', '后', '四', '四', '大', '大', '当', '当', '明', '明', '月', '月', '本', '本', '这', '这', '零', '零'}, must: [][]string{{"上旬", "下旬", "中", "初", "底", "末"}, {"上旬", "下旬", "中旬", "月"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "一", "七", "三", "上\xe4", "上\xe6", "下\xe4", "下\xe6", "中\xe6", "九", "二", "五", "八", "六", "十", "四", "当\xe4", "当\xe6", "月\xe4", "月\xe5", "月\xe6", "本\xe4", "本\xe6", "这\xe4", "这\xe6"}}}
 	case "(?:(?:(?P<y4>[0-9]{4})\\s*年|(?P<ycn>[〇零一二三四五六七八九]{4})年|(?P<yrel>今年|本年|去年|前年|大前年|明年|后年))\\s*)?(?P<mon>[0-9]{1,2}|十[一二]?|[一二三四五六七八九])\\s*月份?":
-		return &gate{first: runeSet{'0', '9', '〇', '〇', '一', '一', '七', '七', '三', '三', '九', '九', '二', '二', '五', '五', '今', '今', '八', '八', '六', '六', '前', '前', '十', '十', '去', '去', '后', '后', '四', '四', '大', '大', '明', '明', '本', '本', '零', '零'}, must: []string{"月"}}
+		return &gate{first: runeSet{'0', '9', '〇', '〇', '一', '一', '七', '七', '三', '三', '九', '九', '二', '二', '五', '五', '今', '今', '八', '八', '六', '六', '前', '前', '十', '十', '去', '去', '后', '后', '四', '四', '大', '大', '明', '明', '本', '本', '零', '零'}, must: [][]string{{"月"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "一", "七", "三", "九", "二", "五", "八", "六", "十", "四"}}}
 	case "(?:(?:(?P<y4>[0-9]{4})\\s*年|(?P<ycn>[〇零一二三四五六七八九]{4})年|(?P<yrel>今年|本年|去年|前年|大前年|明年|后年))\\s*)?(?P<mon>[0-9]{1,2}|十[一二]?|[一二三四五六七八九])\\s*月\\s*(?P<day>[0-9]{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])(?:\\s*(?P<suf>[日号]))?":
-		return &gate{first: runeSet{'0', '9', '〇', '〇', '一', '一', '七', '七', '三', '三', '九', '九', '二', '二', '五', '五', '今', '今', '八', '八', '六', '六', '前', '前', '十', '十', '去', '去', '后', '后', '四', '四', '大', '大', '明', '明', '本', '本', '零', '零'}, must: []string{"月"}}
+		return &gate{first: runeSet{'0', '9', '〇', '〇', '一', '一', '七', '七', '三', '三', '九', '九', '二', '二', '五', '五', '今', '今', '八', '八', '六', '六', '前', '前', '十', '十', '去', '去', '后', '后', '四', '四', '大', '大', '明', '明', '本', '本', '零', '零'}, must: [][]string{{"月"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "一", "七", "三", "九", "二", "五", "八", "六", "十", "四"}}}
 	case "(?P<d1>[0-9]{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])\\s*[日号]\\s*(?:到|至|-|–|~|～)\\s*(?P<d2>[0-9]{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])\\s*[日号]":
-		return &gate{first: runeSet{'0', '9', '一', '一', '七', '七', '三', '三', '九', '九', '二', '二', '五', '五', '八', '八', '六', '六', '十', '十', '四', '四'}, must: []string{"号", "日"}}
+		return &gate{first: runeSet{'0', '9', '一', '一', '七', '七', '三', '三', '九', '九', '二', '二', '五', '五', '八', '八', '六', '六', '十', '十', '四', '四'}, must: [][]string{{"号", "日"}, {"-", "~", "–", "到", "至", "～"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "一", "七", "三", "九", "二", "五", "八", "六", "十", "四"}}}
 	case "(?:(?:(?P<y4>[0-9]{4})\\s*年|(?P<ycn>[〇零一二三四五六七八九]{4})年|(?P<yrel>今年|本年|去年|前年|大前年|明年|后年))的?)?(?P<half>上|下)半年":
-		return &gate{first: runeSet{'0', '9', '〇', '〇', '一', '一', '七', '七', '三', '下', '九', '九', '二', '二', '五', '五', '今', '今', '八', '八', '六', '六', '前', '前', '去', '去', '后', '后', '四', '四', '大', '大', '明', '明', '本', '本', '零', '零'}, must: []string{"上半年", "下半年"}}
+		return &gate{first: runeSet{'0', '9', '〇', '〇', '一', '一', '七', '七', '三', '下', '九', '九', '二', '二', '五', '五', '今', '今', '八', '八', '六', '六', '前', '前', '去', '去', '后', '后', '四', '四', '大', '大', '明', '明', '本', '本', '零', '零'}, must: [][]string{{"上半年", "下半年"}}}
 	case "(?P<p>上上|上|这|本|下下|下)(?P<one>一)?(?P<whole>整)?年":
-		return &gate{first: runeSet{'上', '下', '本', '本', '这', '这'}, prefix: []string{"上一年", "上一整年", "上上一年", "上上一整年", "上上年", "上上整年", "上年", "上整年", "下一年", "下一整年", "下下一年", "下下一整年", "下下年", "下下整年", "下年", "下整年", "本一年", "本一整年", "本年", "本整年", "这一年", "这一整年", "这年", "这整年"}, must: []string{"上一年", "上一整年", "上年", "上整年", "下一年", "下一整年", "下年", "下整年", "本一年", "本一整年", "本年", "本整年", "这一年", "这一整年", "这年", "这整年"}}
+		return &gate{first: runeSet{'上', '下', '本', '本', '这', '这'}, prefix: []string{"上一年", "上一整年", "上上一年", "上上一整年", "上上年", "上上整年", "上年", "上整年", "下一年", "下一整年", "下下一年", "下下一整年", "下下年", "下下整年", "下年", "下整年", "本一年", "本一整年", "本年", "本整年", "这一年", "这一整年", "这年", "这整年"}, must: [][]string{{"上一年", "上一整年", "上年", "上整年", "下一年", "下一整年", "下年", "下整年", "本一年", "本一整年", "本年", "本整年", "这一年", "这一整年", "这年", "这整年"}}}
 	case "这几个?(?P<u>周|星期|礼拜|月|年)":
-		return &gate{first: runeSet{'这', '这'}, prefix: []string{"这几个周", "这几个年", "这几个星期", "这几个月", "这几个礼拜", "这几周", "这几年", "这几星期", "这几月", "这几礼拜"}, must: []string{"这几个周", "这几个年", "这几个星期", "这几个月", "这几个礼拜", "这几周", "这几年", "这几星期", "这几月", "这几礼拜"}}
+		return &gate{first: runeSet{'这', '这'}, prefix: []string{"这几个周", "这几个年", "这几个星期", "这几个月", "这几个礼拜", "这几周", "这几年", "这几星期", "这几月", "这几礼拜"}, must: [][]string{{"这几个周", "这几个年", "这几个星期", "这几个月", "这几个礼拜", "这几周", "这几年", "这几星期", "这几月", "这几礼拜"}}}
 	case "(?P<p>(?:上上|上|这|本|当|下下|下)一?整?个?)?(?:周|星期|礼拜)(?P<seg>初|中)":
-		return &gate{first: runeSet{'上', '下', '周', '周', '当', '当', '星', '星', '本', '本', '礼', '礼', '这', '这'}, must: []string{"周中", "周初", "星期中", "星期初", "礼拜中", "礼拜初"}}
+		return &gate{first: runeSet{'上', '下', '周', '周', '当', '当', '星', '星', '本', '本', '礼', '礼', '这', '这'}, must: [][]string{{"周中", "周初", "星期中", "星期初", "礼拜中", "礼拜初"}}}
 	case "(?:(?P<y4>[0-9]{4})\\s*年|(?P<ycn>[〇零一二三四五六七八九]{4})年|(?P<yrel>今年|本年|去年|前年|大前年|明年|后年))(?:的?(?P<seg>年初|年中|年底|年末|初|底|末))?":
-		return &gate{first: runeSet{'0', '9', '〇', '〇', '一', '一', '七', '七', '三', '三', '九', '九', '二', '二', '五', '五', '今', '今', '八', '八', '六', '六', '前', '前', '去', '去', '后', '后', '四', '四', '大', '大', '明', '明', '本', '本', '零', '零'}, must: []string{"年"}}
+		return &gate{first: runeSet{'0', '9', '〇', '〇', '一', '一', '七', '七', '三', '三', '九', '九', '二', '二', '五', '五', '今', '今', '八', '八', '六', '六', '前', '前', '去', '去', '后', '后', '四', '四', '大', '大', '明', '明', '本', '本', '零', '零'}, must: [][]string{{"年"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "〇", "一", "七", "三", "九", "二", "五", "今年", "八", "六", "前年", "去年", "后年", "四", "明年", "本年", "零"}}}
 	case "(?P<seg>年初|年中|年底|年末)":
-		return &gate{first: runeSet{'年', '年'}, prefix: []string{"年中", "年初", "年底", "年末"}, must: []string{"年中", "年初", "年底", "年末"}}
+		return &gate{first: runeSet{'年', '年'}, prefix: []string{"年中", "年初", "年底", "年末"}, must: [][]string{{"年中", "年初", "年底", "年末"}}}
 	case "刚才|刚刚|方才":
-		return &gate{first: runeSet{'刚', '刚', '方', '方'}, prefix: []string{"刚刚", "刚才", "方才"}, must: []string{"刚刚", "刚才", "方才"}}
+		return &gate{first: runeSet{'刚', '刚', '方', '方'}, prefix: []string{"刚刚", "刚才", "方才"}, must: [][]string{{"刚刚", "刚才", "方才"}}}
 	case "这几天|这些天|这两天|近几天|近日":
-		return &gate{first: runeSet{'近', '近', '这', '这'}, prefix: []string{"近几天", "近日", "这两天", "这些天", "这几天"}, must: []string{"近几天", "近日", "这两天", "这些天", "这几天"}}
+		return &gate{first: runeSet{'近', '近', '这', '这'}, prefix: []string{"近几天", "近日", "这两天", "这些天", "这几天"}, must: [][]string{{"近几天", "近日", "这两天", "这些天", "这几天"}}}
 	case "前几天|前些天|前两天":
-		return &gate{first: runeSet{'前', '前'}, prefix: []string{"前两天", "前些天", "前几天"}, must: []string{"前两天", "前些天", "前几天"}}
+		return &gate{first: runeSet{'前', '前'}, prefix: []string{"前两天", "前些天", "前几天"}, must: [][]string{{"前两天", "前些天", "前几天"}}}
 	case "最近|近来|近期|最近这段时间|最近一段时间|这段时间|这阵子|最近这阵子":
-		return &gate{first: runeSet{'最', '最', '近', '近', '这', '这'}, prefix: []string{"最近", "近期", "近来", "这段时间", "这阵子"}, must: []string{"最近", "近期", "近来", "这段时间", "这阵子"}}
+		return &gate{first: runeSet{'最', '最', '近', '近', '这', '这'}, prefix: []string{"最近", "近期", "近来", "这段时间", "这阵子"}, must: [][]string{{"最近", "近期", "近来", "这段时间", "这阵子"}}}
 	case "前段时间|前一段时间|前阵子|前一阵子?|前些日子|前些时候":
-		return &gate{first: runeSet{'前', '前'}, prefix: []string{"前一段时间", "前一阵", "前些日子", "前些时候", "前段时间", "前阵子"}, must: []string{"前一段时间", "前一阵", "前些日子", "前些时候", "前段时间", "前阵子"}}
+		return &gate{first: runeSet{'前', '前'}, prefix: []string{"前一段时间", "前一阵", "前些日子", "前些时候", "前段时间", "前阵子"}, must: [][]string{{"前一段时间", "前一阵", "前些日子", "前些时候", "前段时间", "前阵子"}}}
 	case "很久以前|很久之前|好久以前|好久之前|很早以前|很早之前|老早以前":
-		return &gate{first: runeSet{'好', '好', '很', '很', '老', '老'}, prefix: []string{"好久之前", "好久以前", "很久之前", "很久以前", "很早之前", "很早以前", "老早以前"}, must: []string{"好久之前", "好久以前", "很久之前", "很久以前", "很早之前", "很早以前", "老早以前"}}
+		return &gate{first: runeSet{'好', '好', '很', '很', '老', '老'}, prefix: []string{"好久之前", "好久以前", "很久之前", "很久以前", "很早之前", "很早以前", "老早以前"}, must: [][]string{{"好久之前", "好久以前", "很久之前", "很久以前", "很早之前", "很早以前", "老早以前"}}}
 	case "之前|以前|从前|早些时候|早前|此前|先前":
-		return &gate{first: runeSet{'之', '之', '从', '从', '以', '以', '先', '先', '早', '早', '此', '此'}, prefix: []string{"之前", "从前", "以前", "先前", "早些时候", "早前", "此前"}, must: []string{"之前", "从前", "以前", "先前", "早些时候", "早前", "此前"}}
+		return &gate{first: runeSet{'之', '之', '从', '从', '以', '以', '先', '先', '早', '早', '此', '此'}, prefix: []string{"之前", "从前", "以前", "先前", "早些时候", "早前", "此前"}, must: [][]string{{"之前", "从前", "以前", "先前", "早些时候", "早前", "此前"}}}
 	case "今天早些时候|今天稍早":
-		return &gate{first: runeSet{'今', '今'}, prefix: []string{"今天早些时\xe5", "今天稍早"}, must: []string{"今天早些时候", "今天稍早"}}
+		return &gate{first: runeSet{'今', '今'}, prefix: []string{"今天早些时\xe5", "今天稍早"}, must: [][]string{{"今天早些时候", "今天稍早"}}}
 	case "(?i)(?P<w>today|yesterday|tomorrow|(?:the\\s+)?day\\s+before\\s+yesterday|(?:the\\s+)?day\\s+after\\s+tomorrow)":
-		return &gate{first: runeSet{'D', 'D', 'T', 'T', 'Y', 'Y', 'd', 'd', 't', 't', 'y', 'y'}, must: []string{"TODAY", "TOMORROW", "YESTERDAY"}}
+		return &gate{first: runeSet{'D', 'D', 'T', 'T', 'Y', 'Y', 'd', 'd', 't', 't', 'y', 'y'}, must: [][]string{{"TODAY", "TOMORROW", "YESTERDAY"}}}
 	case "(?i)(?P<w>tonight|last\\s+night|this\\s+(?P<pod>morning|afternoon|evening|noon))":
-		return &gate{first: runeSet{'L', 'L', 'T', 'T', 'l', 'l', 't', 't'}, prefix: []string{"LAST", "THIS", "TONIGHT"}, must: []string{"NIGHT", "THIS"}}
+		return &gate{first: runeSet{'L', 'L', 'T', 'T', 'l', 'l', 't', 't'}, prefix: []string{"LAST", "THIS", "TONIGHT"}, must: [][]string{{"NIGHT", "THIS"}, {"EVENING", "LAST", "MORNING", "NOON", "TONIGHT"}, {"\t", "\n", "\f", "\r", " ", "TONIGHT"}}}
 	case "(?i)(?P<p>this|last|next|previous|the\\s+previous|the\\s+current|(?:the\\s+)?(?:coming|upcoming))\\s+(?:week|wk)|(?P<bl>the\\s+week\\s+before\\s+last)|(?P<an>the\\s+week\\s+after\\s+next)":
-		return &gate{first: runeSet{'C', 'C', 'L', 'L', 'N', 'N', 'P', 'P', 'T', 'U', 'c', 'c', 'l', 'l', 'n', 'n', 'p', 'p', 't', 'u'}, must: []string{"AFTER", "BEFORE", "COMING", "CURRENT", "LAST", "NEXT", "PREVIOUS", "THIS"}}
+		return &gate{first: runeSet{'C', 'C', 'L', 'L', 'N', 'N', 'P', 'P', 'T', 'U', 'c', 'c', 'l', 'l', 'n', 'n', 'p', 'p', 't', 'u'}, must: [][]string{{"AFTER", "BEFORE", "COMING", "CURRENT", "LAST", "NEXT", "PREVIOUS", "THIS"}, {"COMING", "LAST", "NEXT", "PREVIOUS", "THE", "THIS", "WEEK"}, {"LAST", "NEXT", "WEEK", "WK"}}}
 	case "(?:(?i:(?P<p>this\\s+past|the\\s+past|this|last|next|past|previous|the\\s+previous|coming|the\\s+coming))\\s+)?(?P<wd>(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun))\\.?(?:\\s+(?i:(?:of\\s+)?(?:the\\s+)?(?P<q>this|last|next|previous|coming|current)\\s+(?:week|wk)))?|(?i:(?P<q>this|last|next|previous)\\s+(?:week|wk)(?:'s|’s)\\s+)(?P<wd>(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun))":
-		return &gate{first: runeSet{'C', 'C', 'F', 'F', 'L', 'N', 'P', 'P', 'S', 'T', 'W', 'W', 'c', 'c', 'f', 'f', 'l', 'n', 'p', 'p', 's', 't', 'w', 'w', 'ſ', 'ſ'}, must: []string{"FRI", "LAST", "MON", "NEXT", "PREVIOUS", "SAT", "SUN", "THIS", "THU", "TUE", "WED"}}
+		return &gate{first: runeSet{'C', 'C', 'F', 'F', 'L', 'N', 'P', 'P', 'S', 'T', 'W', 'W', 'c', 'c', 'f', 'f', 'l', 'n', 'p', 'p', 's', 't', 'w', 'w', 'ſ', 'ſ'}, must: [][]string{{"FRI", "MON", "SAT", "SUN", "THU", "TUE", "WED"}}}
 	case "(?i)(?:(?P<p>this\\s+past|the\\s+past|this|last|next|past|previous|coming|the\\s+coming)\\s+|the\\s+)?week-?end":
-		return &gate{first: runeSet{'C', 'C', 'L', 'L', 'N', 'N', 'P', 'P', 'T', 'T', 'W', 'W', 'c', 'c', 'l', 'l', 'n', 'n', 'p', 'p', 't', 't', 'w', 'w'}, must: []string{"WEEK-END", "WEEKEND"}}
+		return &gate{first: runeSet{'C', 'C', 'L', 'L', 'N', 'N', 'P', 'P', 'T', 'T', 'W', 'W', 'c', 'c', 'l', 'l', 'n', 'n', 'p', 'p', 't', 't', 'w', 'w'}, must: [][]string{{"WEEK-END", "WEEKEND"}}}
 	case "(?i)(?P<n>[0-9]{1,4}|an?|(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|a\\s+couple\\s+of|couple\\s+of|a\\s+few|few|several)\\s+(?P<u>hours?|hrs?|days?|weeks?|wks?|fortnights?|months?|mos?|years?|yrs?)\\s+(?:ago|back)":
-		return &gate{first: runeSet{'0', '9', 'A', 'A', 'C', 'C', 'E', 'F', 'N', 'O', 'S', 'T', 'a', 'a', 'c', 'c', 'e', 'f', 'n', 'o', 's', 't', 'ſ', 'ſ'}, must: []string{"AGO", "BACK"}}
+		return &gate{first: runeSet{'0', '9', 'A', 'A', 'C', 'C', 'E', 'F', 'N', 'O', 'S', 'T', 'a', 'a', 'c', 'c', 'e', 'f', 'n', 'o', 's', 't', 'ſ', 'ſ'}, must: [][]string{{"AGO", "BACK"}, {"DAY", "FORTNIGHT", "HOUR", "HR", "MO", "WEEK", "WK", "YEAR", "YR"}, {"\t", "\n", "\f", "\r", " "}}}
 	case "(?i)(?P<n>[0-9]{1,4}|an?|(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|a\\s+couple\\s+of|couple\\s+of|a\\s+few|few|several)\\s+(?P<u>hours?|hrs?|days?|weeks?|wks?|fortnights?|months?|mos?|years?|yrs?)\\s+(?:before|earlier|prior)":
-		return &gate{first: runeSet{'0', '9', 'A', 'A', 'C', 'C', 'E', 'F', 'N', 'O', 'S', 'T', 'a', 'a', 'c', 'c', 'e', 'f', 'n', 'o', 's', 't', 'ſ', 'ſ'}, must: []string{"BEFORE", "EARLIER", "PRIOR"}}
+		return &gate{first: runeSet{'0', '9', 'A', 'A', 'C', 'C', 'E', 'F', 'N', 'O', 'S', 'T', 'a', 'a', 'c', 'c', 'e', 'f', 'n', 'o', 's', 't', 'ſ', 'ſ'}, must: [][]string{{"BEFORE", "EARLIER", "PRIOR"}, {"DAY", "FORTNIGHT", "HOUR", "HR", "MO", "WEEK", "WK", "YEAR", "YR"}, {"\t", "\n", "\f", "\r", " "}}}
 	case "(?i)(?:the\\s+)?(?:last|past|previous)\\s+(?P<n>[0-9]{1,4}|an?|(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|a\\s+couple\\s+of|couple\\s+of|a\\s+few|few|several)\\s+(?P<u>hours?|hrs?|days?|weeks?|wks?|fortnights?|months?|mos?|years?|yrs?)":
-		return &gate{first: runeSet{'L', 'L', 'P', 'P', 'T', 'T', 'l', 'l', 'p', 'p', 't', 't'}, must: []string{"LAST", "PAST", "PREVIOUS"}}
+		return &gate{first: runeSet{'L', 'L', 'P', 'P', 'T', 'T', 'l', 'l', 'p', 'p', 't', 't'}, must: [][]string{{"LAST", "PAST", "PREVIOUS"}, {"DAY", "FORTNIGHT", "HOUR", "HR", "MO", "WEEK", "WK", "YEAR", "YR"}, {"\t", "\n", "\f", "\r", " "}}}
 	case "(?i)(?:the\\s+(?:last|past)|past)\\s+(?P<u>hour|hr|day|week|wk|fortnight|month|year|yr)|(?:the\\s+)?(?:last|previous)\\s+(?P<u>fortnight)":
-		return &gate{first: runeSet{'L', 'L', 'P', 'P', 'T', 'T', 'l', 'l', 'p', 'p', 't', 't'}, must: []string{"FORTNIGHT", "LAST", "PAST"}}
+		return &gate{first: runeSet{'L', 'L', 'P', 'P', 'T', 'T', 'l', 'l', 'p', 'p', 't', 't'}, must: [][]string{{"FORTNIGHT", "LAST", "PAST"}, {"LAST", "PAST", "PREVIOUS", "THE"}, {"\t", "\n", "\f", "\r", " ", "DAY", "FORTNIGHT", "HOUR", "HR", "MONTH", "WEEK", "WK", "YEAR", "YR"}}}
 	case "(?i)the\\s+(?P<u>week|month|year)\\s+(?P<w>before|after)":
-		return &gate{first: runeSet{'T', 'T', 't', 't'}, prefix: []string{"THE"}, must: []string{"AFTER", "BEFORE"}}
+		return &gate{first: runeSet{'T', 'T', 't', 't'}, prefix: []string{"THE"}, must: [][]string{{"AFTER", "BEFORE"}, {"MONTH", "WEEK", "YEAR"}, {"THE"}}}
 	case "(?i)(?P<p>this|last|next|previous|the\\s+previous|the\\s+current|(?:the\\s+)?(?:coming|upcoming))\\s+month|(?P<bl>the\\s+month\\s+before\\s+last)":
-		return &gate{first: runeSet{'C', 'C', 'L', 'L', 'N', 'N', 'P', 'P', 'T', 'U', 'c', 'c', 'l', 'l', 'n', 'n', 'p', 'p', 't', 'u'}, must: []string{"BEFORE", "MONTH"}}
+		return &gate{first: runeSet{'C', 'C', 'L', 'L', 'N', 'N', 'P', 'P', 'T', 'U', 'c', 'c', 'l', 'l', 'n', 'n', 'p', 'p', 't', 'u'}, must: [][]string{{"BEFORE", "MONTH"}, {"COMING", "CURRENT", "LAST", "MONTH", "NEXT", "PREVIOUS", "THIS"}, {"COMING", "LAST", "NEXT", "PREVIOUS", "THE", "THIS"}}}
 	case "(?:(?i:(?P<seg>early|mid|late))[\\s-]+|(?i:(?:the\\s+)?(?P<seg>beginning|start|middle|end)\\s+of\\s+(?:the\\s+)?))(?:(?i:(?P<p>this|last|next|previous)\\s+month|(?P<bare>month))|(?P<mon>(?i:january|february|march|april|june|july|august|september|october|november|december)|May|(?i:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\.?)(?:,?\\s+(?P<y>[0-9]{4}))?)":
-		return &gate{first: runeSet{'B', 'B', 'E', 'E', 'L', 'M', 'S', 'T', 'b', 'b', 'e', 'e', 'l', 'm', 's', 't', 'ſ', 'ſ'}, must: []string{"BEGINNING", "EARLY", "END", "LATE", "MID", "START"}}
+		return &gate{first: runeSet{'B', 'B', 'E', 'E', 'L', 'M', 'S', 'T', 'b', 'b', 'e', 'e', 'l', 'm', 's', 't', 'ſ', 'ſ'}, must: [][]string{{"BEGINNING", "EARLY", "END", "LATE", "MID", "START"}, {"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "MONTH", "NOV", "OCT", "SEP"}, {"\t", "\n", "\f", "\r", " ", "-"}}}
 	case "(?i)(?:(?P<seg>early|mid|late)[\\s-]+|(?:the\\s+)?(?P<seg>beginning|start|middle|end)\\s+of\\s+(?:the\\s+)?)(?:(?P<p>this|last|next|previous)\\s+year|(?P<bare>year)|(?P<y>[0-9]{4}))":
-		return &gate{first: runeSet{'B', 'B', 'E', 'E', 'L', 'M', 'S', 'T', 'b', 'b', 'e', 'e', 'l', 'm', 's', 't', 'ſ', 'ſ'}, must: []string{"BEGINNING", "EARLY", "END", "LATE", "MID", "START"}}
+		return &gate{first: runeSet{'B', 'B', 'E', 'E', 'L', 'M', 'S', 'T', 'b', 'b', 'e', 'e', 'l', 'm', 's', 't', 'ſ', 'ſ'}, must: [][]string{{"BEGINNING", "EARLY", "END", "LATE", "MID", "START"}, {"\t", "\n", "\f", "\r", " ", "-"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "YEAR"}}}
 	case "(?i:(?P<p>this|last|next))\\s+(?P<mon>(?i:january|february|march|april|june|july|august|september|october|november|december)|May|(?i:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\.?)":
-		return &gate{first: runeSet{'L', 'L', 'N', 'N', 'T', 'T', 'l', 'l', 'n', 'n', 't', 't'}, prefix: []string{"LAST", "NEXT", "THIS"}, must: []string{"LAST", "NEXT", "THIS"}}
+		return &gate{first: runeSet{'L', 'L', 'N', 'N', 'T', 'T', 'l', 'l', 'n', 'n', 't', 't'}, prefix: []string{"LAST", "NEXT", "THIS"}, must: [][]string{{"LAST", "NEXT", "THIS"}, {"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}, {"\t", "\n", "\f", "\r", " "}}}
 	case "(?i)(?P<p>this|last|next|previous|the\\s+previous|the\\s+current|(?:the\\s+)?(?:coming|upcoming))\\s+(?:year|yr)|(?P<bl>the\\s+year\\s+before\\s+last)":
-		return &gate{first: runeSet{'C', 'C', 'L', 'L', 'N', 'N', 'P', 'P', 'T', 'U', 'c', 'c', 'l', 'l', 'n', 'n', 'p', 'p', 't', 'u'}, must: []string{"BEFORE", "COMING", "CURRENT", "LAST", "NEXT", "PREVIOUS", "THIS"}}
+		return &gate{first: runeSet{'C', 'C', 'L', 'L', 'N', 'N', 'P', 'P', 'T', 'U', 'c', 'c', 'l', 'l', 'n', 'n', 'p', 'p', 't', 'u'}, must: [][]string{{"BEFORE", "COMING", "CURRENT", "LAST", "NEXT", "PREVIOUS", "THIS"}, {"COMING", "LAST", "NEXT", "PREVIOUS", "THE", "THIS", "YEAR"}, {"LAST", "YEAR", "YR"}}}
 	case "(?i)(?:in|during|the\\s+year|year)\\s+(?P<y>[0-9]{4})":
-		return &gate{first: runeSet{'D', 'D', 'I', 'I', 'T', 'T', 'Y', 'Y', 'd', 'd', 'i', 'i', 't', 't', 'y', 'y'}, prefix: []string{"DURING", "IN", "THE", "YEAR"}, must: []string{"IN", "YEAR"}}
+		return &gate{first: runeSet{'D', 'D', 'I', 'I', 'T', 'T', 'Y', 'Y', 'd', 'd', 'i', 'i', 't', 't', 'y', 'y'}, prefix: []string{"DURING", "IN", "THE", "YEAR"}, must: [][]string{{"IN", "YEAR"}, {"\t", "\n", "\f", "\r", " "}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}}}
 	case "(?i)just\\s+now|a\\s+moment\\s+ago|moments\\s+ago|a\\s+(?:few\\s+)?minutes?\\s+ago":
-		return &gate{first: runeSet{'A', 'A', 'J', 'J', 'M', 'M', 'a', 'a', 'j', 'j', 'm', 'm'}, prefix: []string{"A", "JUST", "MOMENTS"}, must: []string{"JUST", "MINUTE", "MOMENT"}}
+		return &gate{first: runeSet{'A', 'A', 'J', 'J', 'M', 'M', 'a', 'a', 'j', 'j', 'm', 'm'}, prefix: []string{"A", "JUST", "MOMENTS"}, must: [][]string{{"JUST", "MINUTE", "MOMENT"}, {"AGO", "NOW"}, {"\t", "\n", "\f", "\r", " "}}}
 	case "(?i)the\\s+other\\s+day":
-		return &gate{first: runeSet{'T', 'T', 't', 't'}, prefix: []string{"THE"}, must: []string{"OTHER"}}
+		return &gate{first: runeSet{'T', 'T', 't', 't'}, prefix: []string{"THE"}, must: [][]string{{"OTHER"}, {"DAY"}, {"\t", "\n", "\f", "\r", " "}}}
 	case "(?i)recently|lately|of\\s+late|these\\s+days|in\\s+recent\\s+(?:days|weeks|times)":
-		return &gate{first: runeSet{'I', 'I', 'L', 'L', 'O', 'O', 'R', 'R', 'T', 'T', 'i', 'i', 'l', 'l', 'o', 'o', 'r', 'r', 't', 't'}, prefix: []string{"IN", "LATELY", "OF", "RECENTLY", "THESE"}, must: []string{"LATE", "RECENT", "THESE"}}
+		return &gate{first: runeSet{'I', 'I', 'L', 'L', 'O', 'O', 'R', 'R', 'T', 'T', 'i', 'i', 'l', 'l', 'o', 'o', 'r', 'r', 't', 't'}, prefix: []string{"IN", "LATELY", "OF", "RECENTLY", "THESE"}, must: [][]string{{"LATE", "RECENT", "THESE"}, {"DAYS", "LATELY", "OF", "RECENTLY", "TIMES", "WEEKS"}, {"\t", "\n", "\f", "\r", " ", "IN", "LATELY", "RECENTLY"}}}
 	case "(?i)(?:a\\s+(?:little\\s+|short\\s+)?while|some\\s*time)\\s+(?:ago|back)":
-		return &gate{first: runeSet{'A', 'A', 'S', 'S', 'a', 'a', 's', 's', 'ſ', 'ſ'}, prefix: []string{"A", "SOME"}, must: []string{"SOME", "WHILE"}}
+		return &gate{first: runeSet{'A', 'A', 'S', 'S', 'a', 'a', 's', 's', 'ſ', 'ſ'}, prefix: []string{"A", "SOME"}, must: [][]string{{"SOME", "WHILE"}, {"TIME", "WHILE"}, {"AGO", "BACK"}}}
 	case "(?i)(?:a\\s+)?long\\s+(?:time|while)\\s+(?:ago|back)|long\\s+ago|ages\\s+ago|way\\s+back":
-		return &gate{first: runeSet{'A', 'A', 'L', 'L', 'W', 'W', 'a', 'a', 'l', 'l', 'w', 'w'}, must: []string{"AGES", "BACK", "LONG"}}
+		return &gate{first: runeSet{'A', 'A', 'L', 'L', 'W', 'W', 'a', 'a', 'l', 'l', 'w', 'w'}, must: [][]string{{"AGES", "BACK", "LONG"}, {"AGO", "TIME", "WAY", "WHILE"}, {"\t", "\n", "\f", "\r", " ", "AGO", "BACK"}}}
 	case "(?i)earlier|previously|in\\s+the\\s+past":
-		return &gate{first: runeSet{'E', 'E', 'I', 'I', 'P', 'P', 'e', 'e', 'i', 'i', 'p', 'p'}, prefix: []string{"EARLIER", "IN", "PREVIOUSLY"}, must: []string{"EARLIER", "PAST", "PREVIOUSLY"}}
+		return &gate{first: runeSet{'E', 'E', 'I', 'I', 'P', 'P', 'e', 'e', 'i', 'i', 'p', 'p'}, prefix: []string{"EARLIER", "IN", "PREVIOUSLY"}, must: [][]string{{"EARLIER", "PAST", "PREVIOUSLY"}, {"EARLIER", "PREVIOUSLY", "THE"}, {"EARLIER", "IN", "PREVIOUSLY"}}}
 	case "(?i)before":
-		return &gate{first: runeSet{'B', 'B', 'b', 'b'}, prefix: []string{"BEFORE"}, must: []string{"BEFORE"}}
+		return &gate{first: runeSet{'B', 'B', 'b', 'b'}, prefix: []string{"BEFORE"}, must: [][]string{{"BEFORE"}}}
 	case "(?i)earlier\\s+(?P<w>today|this\\s+week|this\\s+month|this\\s+year)":
-		return &gate{first: runeSet{'E', 'E', 'e', 'e'}, prefix: []string{"EARLIER"}, must: []string{"EARLIER"}}
+		return &gate{first: runeSet{'E', 'E', 'e', 'e'}, prefix: []string{"EARLIER"}, must: [][]string{{"EARLIER"}, {"THIS", "TODAY"}, {"MONTH", "ODAY", "WEEK", "YEAR"}}}
 	case "(?i)(?:(?P<seg>early|mid|late)[\\s-]*|(?:the\\s+)?(?P<seg>beginning|start|middle|end)\\s+of\\s+(?:the\\s+)?)(?:(?P<p>this|last|next|previous|current|coming)\\s+)?(?:week|wk)":
-		return &gate{first: runeSet{'B', 'B', 'E', 'E', 'L', 'M', 'S', 'T', 'b', 'b', 'e', 'e', 'l', 'm', 's', 't', 'ſ', 'ſ'}, must: []string{"BEGINNING", "EARLY", "END", "LATE", "MID", "START"}}
+		return &gate{first: runeSet{'B', 'B', 'E', 'E', 'L', 'M', 'S', 'T', 'b', 'b', 'e', 'e', 'l', 'm', 's', 't', 'ſ', 'ſ'}, must: [][]string{{"BEGINNING", "EARLY", "END", "LATE", "MID", "START"}, {"WEEK", "WK"}, {"EARLY", "LATE", "MID", "OF"}}}
 	case "(?i)(?:the\\s+)?(?P<h>first|second|1st|2nd)\\s+half\\s+of\\s+(?:(?:the\\s+)?(?P<bare>year)|(?P<p>this|last|next|previous)\\s+(?:year|yr)|(?P<y>[0-9]{4}))":
-		return &gate{first: runeSet{'1', '2', 'F', 'F', 'S', 'T', 'f', 'f', 's', 't', 'ſ', 'ſ'}, must: []string{"HALF"}}
+		return &gate{first: runeSet{'1', '2', 'F', 'F', 'S', 'T', 'f', 'f', 's', 't', 'ſ', 'ſ'}, must: [][]string{{"HALF"}, {"1ST", "2ND", "FIRST", "SECOND"}, {"OF"}}}
 	case "(?i:(?:the\\s+)?(?P<h>first|second|1st|2nd)\\s+half\\s+of\\s+)(?P<mon>(?i:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\.?|May)(?:,?\\s*(?P<y>[0-9]{4}))?":
-		return &gate{first: runeSet{'1', '2', 'F', 'F', 'S', 'T', 'f', 'f', 's', 't', 'ſ', 'ſ'}, must: []string{"HALF"}}
+		return &gate{first: runeSet{'1', '2', 'F', 'F', 'S', 'T', 'f', 'f', 's', 't', 'ſ', 'ſ'}, must: [][]string{{"HALF"}, {"1ST", "2ND", "FIRST", "SECOND"}, {"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}}}
 	case "(?i:(?:the\\s+)?(?P<w>first|second|third|fourth|last|1st|2nd|3rd|4th)\\s+week\\s+of\\s+)(?P<mon>(?i:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\.?|May)(?:,?\\s*(?P<y>[0-9]{4}))?":
-		return &gate{first: runeSet{'1', '4', 'F', 'F', 'L', 'L', 'S', 'T', 'f', 'f', 'l', 'l', 's', 't', 'ſ', 'ſ'}, must: []string{"WEEK"}}
+		return &gate{first: runeSet{'1', '4', 'F', 'F', 'L', 'L', 'S', 'T', 'f', 'f', 'l', 'l', 's', 't', 'ſ', 'ſ'}, must: [][]string{{"WEEK"}, {"1ST", "2ND", "3RD", "4TH", "FIRST", "FOURTH", "LAST", "SECOND", "THIRD"}, {"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}}}
 	case "(?i:the\\s+)?(?P<d>[0-9]{1,2}(?:st|nd|rd|th)?)\\s+(?i:of)\\s+(?P<mon>(?i:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\.?|May)(?:,?\\s*(?P<y>[0-9]{4}))?":
-		return &gate{first: runeSet{'0', '9', 'T', 'T', 't', 't'}, must: []string{"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}}
+		return &gate{first: runeSet{'0', '9', 'T', 'T', 't', 't'}, must: [][]string{{"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}, {"OF"}, {"\t", "\n", "\f", "\r", " "}}}
 	case "(?P<mon>(?i:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\.?|May)\\s+(?i:the)\\s+(?P<d>(?i:[0-9]{1,2}(?:st|nd|rd|th)|1st|first|2nd|second|3rd|third|[4-9]th|fourth|fifth|sixth|seventh|eighth|ninth|1[0-9]th|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|20th|twentieth|21st|22nd|23rd|2[4-9]th|30th|thirtieth|31st|twenty[ -](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|thirty[ -]first))(?:,?\\s*(?P<y>[0-9]{4}))?":
-		return &gate{first: runeSet{'A', 'A', 'D', 'D', 'F', 'F', 'J', 'J', 'M', 'O', 'S', 'S', 'a', 'a', 'd', 'd', 'f', 'f', 'j', 'j', 'm', 'o', 's', 's', 'ſ', 'ſ'}, prefix: []string{"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}, must: []string{"THE"}}
+		return &gate{first: runeSet{'A', 'A', 'D', 'D', 'F', 'F', 'J', 'J', 'M', 'O', 'S', 'S', 'a', 'a', 'd', 'd', 'f', 'f', 'j', 'j', 'm', 'o', 's', 's', 'ſ', 'ſ'}, prefix: []string{"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}, must: [][]string{{"THE"}, {"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}, {"\t", "\n", "\f", "\r", " "}}}
 	case "(?i)the\\s+(?P<d>[0-9]{1,2}(?:st|nd|rd|th))":
-		return &gate{first: runeSet{'T', 'T', 't', 't'}, prefix: []string{"THE"}, must: []string{"THE"}}
+		return &gate{first: runeSet{'T', 'T', 't', 't'}, prefix: []string{"THE"}, must: [][]string{{"THE"}, {"\t", "\n", "\f", "\r", " "}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}}}
 	case "(?i:(?:from|between)\\s+(?:the\\s+)?)?(?P<d1>[0-9]{1,2}(?:st|nd|rd|th)?)\\s*(?:-|–|~|\\s(?i:to|until|till|through|thru|and)\\s+(?:the\\s+)?)\\s*(?P<d2>[0-9]{1,2}(?:st|nd|rd|th)?)\\s+(?i:of\\s+)?(?P<mon>(?i:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\.?|May)(?:,?\\s*(?P<y>[0-9]{4}))?":
-		return &gate{first: runeSet{'0', '9', 'B', 'B', 'F', 'F', 'b', 'b', 'f', 'f'}, must: []string{"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}}
+		return &gate{first: runeSet{'0', '9', 'B', 'B', 'F', 'F', 'b', 'b', 'f', 'f'}, must: [][]string{{"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}, {"\t", "\n", "\f", "\r", " "}, {"-", "AND", "THROUGH", "THRU", "TILL", "TO", "UNTIL", "~", "–"}}}
 	case "(?i)(?:from\\s+)?the\\s+(?P<d1>[0-9]{1,2}(?:st|nd|rd|th))\\s+(?:to|until|till|through|-)\\s+(?:the\\s+)?(?P<d2>[0-9]{1,2}(?:st|nd|rd|th))":
-		return &gate{first: runeSet{'F', 'F', 'T', 'T', 'f', 'f', 't', 't'}, must: []string{"THE"}}
+		return &gate{first: runeSet{'F', 'F', 'T', 'T', 'f', 'f', 't', 't'}, must: [][]string{{"THE"}, {"\t", "\n", "\f", "\r", " "}, {"-", "THROUGH", "TILL", "TO", "UNTIL"}}}
 	case "(?P<y>[0-9]{4})(?P<s1>[-/.])(?P<m>[0-9]{1,2})(?P<s2>[-/.])(?P<d>[0-9]{1,2})":
-		return &gate{first: runeSet{'0', '9'}, must: []string{"-", ".", "/"}}
+		return &gate{first: runeSet{'0', '9'}, must: [][]string{{"-", ".", "/"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}}}
 	case "(?P<y>[0-9]{4})[-/](?P<m>[0-9]{1,2})":
-		return &gate{first: runeSet{'0', '9'}, must: []string{"-", "/"}}
+		return &gate{first: runeSet{'0', '9'}, must: [][]string{{"-", "/"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}}}
 	case "[0-9]{4}-[Ww][0-9]{2}":
-		return &gate{first: runeSet{'0', '9'}, must: []string{"-W"}}
+		return &gate{first: runeSet{'0', '9'}, must: [][]string{{"-W"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}}}
 	case "^(?:(?i:(?:on|in|during|over|for|at|within)\\s+)|在|于)":
-		return &gate{first: runeSet{'A', 'A', 'D', 'D', 'F', 'F', 'I', 'I', 'O', 'O', 'W', 'W', 'a', 'a', 'd', 'd', 'f', 'f', 'i', 'i', 'o', 'o', 'w', 'w', '于', '于', '在', '在'}, prefix: []string{"AT", "DURING", "FOR", "IN", "ON", "OVER", "WITHIN", "于", "在"}, must: []string{"AT", "FOR", "IN", "ON", "OVER", "于", "在"}}
+		return &gate{first: runeSet{'A', 'A', 'D', 'D', 'F', 'F', 'I', 'I', 'O', 'O', 'W', 'W', 'a', 'a', 'd', 'd', 'f', 'f', 'i', 'i', 'o', 'o', 'w', 'w', '于', '于', '在', '在'}, prefix: []string{"AT", "DURING", "FOR", "IN", "ON", "OVER", "WITHIN", "于", "在"}, must: [][]string{{"AT", "FOR", "IN", "ON", "OVER", "于", "在"}, {"\t", "\n", "\f", "\r", " ", "于", "在"}}}
 	case "^(?:(?i:(?P<from>from)\\s+|(?P<between>between)\\s+|(?P<since>since)\\s+)|(?P<since>自从)|(?P<from>从|自|由))":
-		return &gate{first: runeSet{'B', 'B', 'F', 'F', 'S', 'S', 'b', 'b', 'f', 'f', 's', 's', 'ſ', 'ſ', '从', '从', '由', '由', '自', '自'}, prefix: []string{"BETWEEN", "FROM", "SINCE", "从", "由", "自"}, must: []string{"BETWEEN", "FROM", "SINCE", "从", "由", "自"}}
+		return &gate{first: runeSet{'B', 'B', 'F', 'F', 'S', 'S', 'b', 'b', 'f', 'f', 's', 's', 'ſ', 'ſ', '从', '从', '由', '由', '自', '自'}, prefix: []string{"BETWEEN", "FROM", "SINCE", "从", "由", "自"}, must: [][]string{{"BETWEEN", "FROM", "SINCE", "从", "由", "自"}, {"\t", "\n", "\f", "\r", " ", "从", "由", "自"}}}
 	case "^(?i:(?:the\\s+)?(morning|afternoon|evening|night)\\s+of\\s+)":
-		return &gate{first: runeSet{'A', 'A', 'E', 'E', 'M', 'N', 'T', 'T', 'a', 'a', 'e', 'e', 'm', 'n', 't', 't'}, must: []string{"AFTERNOON", "EVENING", "MORNING", "NIGHT"}}
+		return &gate{first: runeSet{'A', 'A', 'E', 'E', 'M', 'N', 'T', 'T', 'a', 'a', 'e', 'e', 'm', 'n', 't', 't'}, must: [][]string{{"AFTERNOON", "EVENING", "MORNING", "NIGHT"}, {"OF"}, {"\t", "\n", "\f", "\r", " "}}}
 	case "^(?i:the)\\s+":
-		return &gate{first: runeSet{'T', 'T', 't', 't'}, prefix: []string{"THE"}, must: []string{"THE"}}
+		return &gate{first: runeSet{'T', 'T', 't', 't'}, prefix: []string{"THE"}, must: [][]string{{"THE"}, {"\t", "\n", "\f", "\r", " "}}}
 	case "(?:january|jan\\.?|february|feb\\.?|march|mar\\.?|april|apr\\.?|may|june|jun\\.?|july|jul\\.?|august|aug\\.?|september|sept?\\.?|october|oct\\.?|november|nov\\.?|december|dec\\.?)":
-		return &gate{first: runeSet{'a', 'a', 'd', 'd', 'f', 'f', 'j', 'j', 'm', 'o', 's', 's'}, prefix: []string{"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}, must: []string{"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}}
+		return &gate{first: runeSet{'a', 'a', 'd', 'd', 'f', 'f', 'j', 'j', 'm', 'o', 's', 's'}, prefix: []string{"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}, must: [][]string{{"APR", "AUG", "DEC", "FEB", "JAN", "JUL", "JUN", "MAR", "MAY", "NOV", "OCT", "SEP"}}}
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -65,8 +64,9 @@ type scanner struct {
 	singleMemo map[int][]cand
 	enDates    map[int]enDateMatch
 	// folded is the text case-folded for the rules' gates, made on first
-	// use; mustAt[id] memoises the last offset in it at which rule id's
-	// must set occurs, -1 for none, or -2 when not yet known.
+	// use; mustAt[id*maxMust+k] memoises the last offset in it at which
+	// the k-th must set of gate id (see holdsFrom) occurs, -1 for none, or
+	// -2 when not yet known.
 	folded   folded
 	isFolded bool
 	mustAt   []int32
@@ -132,7 +132,7 @@ var numRules int
 // pattern nor its gate is compiled here; see [lazyRE].
 func mkRule(starts script, pattern string, fn func(s *scanner, m match) (val, error)) rule {
 	re := newLazyRE(`^(?:`+pattern+`)`, true)
-	re.gate = sync.OnceValue(func() *gate { return gateOf(pattern) })
+	re.gatePattern, re.hasGate = pattern, true
 	numRules++
 	return rule{id: numRules - 1, re: re, starts: starts, fn: fn}
 }
