@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2/document"
@@ -558,7 +559,7 @@ func (b *bleveIndex) Search(ctx context.Context, s bleveSearch) (res bleveResult
 	}
 	res.Hits = coll.Results()
 	if rec != nil && !rec.over {
-		res.All = &Scores{r: r, docs: rec.docs, score: rec.score}
+		res.All = &Scores{r: r, n: rec.n, kept: rec.kept}
 	}
 	if len(s.Fields) == 0 {
 		return res, nil
@@ -600,10 +601,29 @@ func allIn(ctx context.Context, r bindex.IndexReader, field, term string) bool {
 type matchRecorder struct {
 	search.Searcher
 	limit int
-	docs  []uint64 // scorch's ids: 8 bytes, big-endian
-	score []float64
+	n     int
+	last  uint64
+	kept  matchBlocks
 	over  bool // more than limit matches, an id of another shape, or out of order
 }
+
+// matchBlock holds matchBlockLen matches: scorch's ids (8 bytes,
+// big-endian) with their scores.
+type matchBlock struct {
+	docs  [matchBlockLen]uint64
+	score [matchBlockLen]float64
+}
+
+// matchBlockLen is the number of matches a block holds (16 KiB). The
+// matches are kept in blocks rather than one growing slice so that
+// keeping n matches allocates n×16 bytes and at most one block more,
+// not twice that in copies as the slice grows (a long question matches
+// a few thousand chunks of a 5k-chunk home).
+const matchBlockLen = 1024
+
+// matchBlocks holds matches in ascending order of id, matchBlockLen a
+// block, the last block filled up to n%matchBlockLen.
+type matchBlocks []*matchBlock
 
 func (m *matchRecorder) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
 	d, err := m.Searcher.Next(ctx)
@@ -621,26 +641,51 @@ func (m *matchRecorder) note(d *search.DocumentMatch) {
 	if d == nil || m.over {
 		return
 	}
-	if len(m.docs) == m.limit || len(d.IndexInternalID) != 8 {
-		m.over, m.docs, m.score = true, nil, nil
+	if m.n == m.limit || len(d.IndexInternalID) != 8 {
+		m.over, m.kept = true, nil
 		return
 	}
 	doc := binary.BigEndian.Uint64(d.IndexInternalID)
-	if n := len(m.docs); n > 0 && doc <= m.docs[n-1] {
-		m.over, m.docs, m.score = true, nil, nil // Scores.Of searches them in order
+	if m.n > 0 && doc <= m.last {
+		m.over, m.kept = true, nil // Scores.Of searches them in order
 		return
 	}
-	m.docs = append(m.docs, doc)
-	m.score = append(m.score, d.Score)
+	i := m.n % matchBlockLen
+	if i == 0 {
+		m.kept = append(m.kept, new(matchBlock))
+	}
+	b := m.kept[len(m.kept)-1]
+	b.docs[i], b.score[i] = doc, d.Score
+	m.n, m.last = m.n+1, doc
+}
+
+// find returns the score of doc among the n matches, and whether it is
+// there.
+func (k matchBlocks) find(n int, doc uint64) (float64, bool) {
+	// The first block whose first id is past doc; doc can only be in the
+	// one before.
+	j := sort.Search(len(k), func(j int) bool { return k[j].docs[0] > doc })
+	if j == 0 {
+		return 0, false
+	}
+	b := k[j-1]
+	size := matchBlockLen
+	if j == len(k) {
+		size = n - (len(k)-1)*matchBlockLen
+	}
+	if i, ok := slices.BinarySearch(b.docs[:size], doc); ok {
+		return b.score[i], true
+	}
+	return 0, false
 }
 
 // Scores holds the BM25 score of every chunk a search matched (see
 // [Index.SearchAll]), and the index snapshot the search read, until
 // Close.
 type Scores struct {
-	r     bindex.IndexReader
-	docs  []uint64 // in the order the searcher returned them: ascending
-	score []float64
+	r    bindex.IndexReader
+	n    int
+	kept matchBlocks
 }
 
 // Of returns the scores of the chunks in ids that the search matched. A
@@ -657,8 +702,8 @@ func (s *Scores) Of(ids []string) (map[string]float64, error) {
 		if len(in) != 8 {
 			continue // not in the index
 		}
-		if i, ok := slices.BinarySearch(s.docs, binary.BigEndian.Uint64(in)); ok {
-			out[id] = s.score[i]
+		if score, ok := s.kept.find(s.n, binary.BigEndian.Uint64(in)); ok {
+			out[id] = score
 		}
 	}
 	return out, nil

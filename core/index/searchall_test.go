@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/blevesearch/bleve/v2/search"
 )
 
 // TestSearchAll checks that SearchAll returns Search's top matches and,
@@ -206,4 +209,51 @@ func TestNamespaceConjunctDropped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMatchBlocks checks the recorder's blocks at and around their
+// boundaries: every kept id is found with its score, and ids between,
+// before and after them are not.
+func TestMatchBlocks(t *testing.T) {
+	for _, n := range []int{0, 1, matchBlockLen - 1, matchBlockLen, matchBlockLen + 1, 3*matchBlockLen + 17} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			m := &matchRecorder{limit: n + 1}
+			for i := range n {
+				m.note(match(uint64(2*i+2), float64(i)/7))
+			}
+			if m.over || m.n != n {
+				t.Fatalf("recorded %d of %d matches (over %v)", m.n, n, m.over)
+			}
+			for doc := uint64(0); doc <= uint64(2*n+3); doc++ {
+				score, ok := m.kept.find(m.n, doc)
+				wantOK := doc%2 == 0 && doc >= 2 && doc <= uint64(2*n)
+				if ok != wantOK || ok && score != float64(doc/2-1)/7 {
+					t.Fatalf("find(%d) = %v, %v; want found %v", doc, score, ok, wantOK)
+				}
+			}
+		})
+	}
+	t.Run("over the limit", func(t *testing.T) {
+		m := &matchRecorder{limit: 2}
+		for _, doc := range []uint64{1, 2, 3} {
+			m.note(match(doc, 1))
+		}
+		if !m.over || m.kept != nil {
+			t.Fatalf("three matches with limit 2: over %v, kept %d blocks", m.over, len(m.kept))
+		}
+	})
+	t.Run("out of order", func(t *testing.T) {
+		m := &matchRecorder{limit: 10}
+		for _, doc := range []uint64{5, 3} {
+			m.note(match(doc, 1))
+		}
+		if !m.over {
+			t.Fatal("ids out of order were kept")
+		}
+	})
+}
+
+// match is a search match of scorch's internal id doc.
+func match(doc uint64, score float64) *search.DocumentMatch {
+	return &search.DocumentMatch{IndexInternalID: binary.BigEndian.AppendUint64(nil, doc), Score: score}
 }
