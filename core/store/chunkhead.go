@@ -112,6 +112,9 @@ func (p *headParser) str() (string, error) {
 			if !escaped {
 				return string(raw[1 : len(raw)-1]), nil
 			}
+			if s, ok := unquote(raw[1 : len(raw)-1]); ok {
+				return s, nil
+			}
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
 				return "", fmt.Errorf("string at byte %d: %w", start, err)

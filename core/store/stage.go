@@ -466,8 +466,8 @@ func (t *Tx) deleteSessionMessages(ns, session string, limit int) (int, error) {
 		if cur, ok := t.buf[string(bMsgs)][string(k)]; ok && cur == nil {
 			continue // deleted earlier in this transaction
 		}
-		var m Message
-		if err := json.Unmarshal(v, &m); err != nil {
+		m, err := decodeMessage(v)
+		if err != nil {
 			return 0, fmt.Errorf("decoding message of session %q: %w", session, err)
 		}
 		cm, err := m.Core()

@@ -48,8 +48,8 @@ func (t *Tx) Message(ns, session string, ref MsgRef) (*Message, error) {
 	if v == nil {
 		return nil, fmt.Errorf("message %d of session %q: %w", ref.Q, session, core.ErrNotFound)
 	}
-	var m Message
-	if err := json.Unmarshal(v, &m); err != nil {
+	m, err := decodeMessage(v)
+	if err != nil {
 		return nil, fmt.Errorf("decoding message %d of session %q: %w", ref.Q, session, err)
 	}
 	return &m, nil
@@ -63,8 +63,8 @@ func (t *Tx) SessionMessages(ns, session string) ([]*Message, []MsgRef, error) {
 	var refs []MsgRef
 	c := t.b(bMsgs).Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		var m Message
-		if err := json.Unmarshal(v, &m); err != nil {
+		m, err := decodeMessage(v)
+		if err != nil {
 			return nil, nil, fmt.Errorf("decoding message of session %q: %w", session, err)
 		}
 		rest := k[len(prefix):]
