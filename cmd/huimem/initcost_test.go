@@ -69,3 +69,24 @@ func TestInitAllocatesLittle(t *testing.T) {
 		})
 	}
 }
+
+// TestNoGRPCReflection checks that huimem links no gRPC reflection
+// service: go-plugin's registered one linked protobuf's descriptor
+// machinery, whose inits cost every process 250 KB before main
+// (internal/third_party/go-plugin/PATCH.md). Every package listed has an
+// init that inittrace would report.
+func TestNoGRPCReflection(t *testing.T) {
+	got := initAllocs(t)
+	if _, ok := got["google.golang.org/grpc"]; !ok {
+		t.Fatal("no inittrace line for google.golang.org/grpc: does the test binary still link go-plugin?")
+	}
+	for _, pkg := range []string{
+		"google.golang.org/grpc/reflection/grpc_reflection_v1",
+		"google.golang.org/grpc/reflection/grpc_reflection_v1alpha",
+		"google.golang.org/protobuf/reflect/protodesc",
+	} {
+		if b, ok := got[pkg]; ok {
+			t.Errorf("%s is linked (its init allocates %d bytes): is go-plugin's reflection service back?", pkg, b)
+		}
+	}
+}
