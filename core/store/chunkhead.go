@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -97,10 +96,30 @@ func (p *headParser) expect(c byte) bool {
 
 // str reads a JSON string.
 func (p *headParser) str() (string, error) {
-	if !p.peek('"') {
-		return "", p.err("expected a string")
+	raw, start, escaped, err := p.rawString()
+	if err != nil {
+		return "", err
 	}
-	start, escaped := p.i, false
+	if !escaped {
+		return string(raw), nil
+	}
+	if s, ok := unquote(raw); ok {
+		return s, nil
+	}
+	var s string
+	if err := json.Unmarshal(p.b[start:p.i], &s); err != nil {
+		return "", fmt.Errorf("string at byte %d: %w", start, err)
+	}
+	return s, nil
+}
+
+// rawString reads a JSON string and returns its inside undecoded, the
+// offset of its opening quote, and whether it holds an escape.
+func (p *headParser) rawString() (raw []byte, start int, escaped bool, err error) {
+	if !p.peek('"') {
+		return nil, 0, false, p.err("expected a string")
+	}
+	start = p.i
 	for p.i++; p.i < len(p.b); p.i++ {
 		switch p.b[p.i] {
 		case '\\':
@@ -108,22 +127,11 @@ func (p *headParser) str() (string, error) {
 			p.i++
 		case '"':
 			p.i++
-			raw := p.b[start:p.i]
-			if !escaped {
-				return string(raw[1 : len(raw)-1]), nil
-			}
-			if s, ok := unquote(raw[1 : len(raw)-1]); ok {
-				return s, nil
-			}
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return "", fmt.Errorf("string at byte %d: %w", start, err)
-			}
-			return s, nil
+			return p.b[start+1 : p.i-1], start, escaped, nil
 		}
 	}
 	p.i = start
-	return "", p.err("unterminated string")
+	return nil, 0, false, p.err("unterminated string")
 }
 
 // skip passes over one JSON value of any kind. Values are not validated
@@ -158,11 +166,7 @@ func (p *headParser) skip() error {
 		}
 		return p.err("unterminated value")
 	}
-	start := p.i
-	for p.i < len(p.b) && !strings.ContainsRune(",}] \t\r\n", rune(p.b[p.i])) {
-		p.i++
-	}
-	if p.i == start {
+	if p.token() == "" {
 		return p.err("expected a value")
 	}
 	return nil

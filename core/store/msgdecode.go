@@ -63,21 +63,13 @@ func parseMessage(v []byte, m *Message) bool {
 		case "f":
 			dst = &m.Ref
 		case "q":
-			tok := p.token()
-			if !plainNumber(tok, false) {
-				return false
-			}
-			n, err := strconv.ParseUint(tok, 10, 64)
+			n, err := strconv.ParseUint(p.integer(false), 10, 64)
 			if err != nil {
 				return false
 			}
 			m.Seq = n
 		case "l":
-			tok := p.token()
-			if !plainNumber(tok, true) {
-				return false
-			}
-			n, err := strconv.Atoi(tok)
+			n, err := strconv.Atoi(p.integer(true))
 			if err != nil {
 				return false
 			}
@@ -108,21 +100,24 @@ func parseMessage(v []byte, m *Message) bool {
 	}
 }
 
-// plainNumber reports whether tok is a JSON integer: digits without a
-// leading zero, and a minus sign if signed allows one.
-func plainNumber(tok string, signed bool) bool {
-	if signed && strings.HasPrefix(tok, "-") {
-		tok = tok[1:]
+// integer reads the bare value at the cursor if it is a JSON integer
+// (digits without a leading zero, and a minus sign if signed allows one),
+// or returns "", which no strconv parser takes.
+func (p *headParser) integer(signed bool) string {
+	tok := p.token()
+	digits := tok
+	if signed && strings.HasPrefix(digits, "-") {
+		digits = digits[1:]
 	}
-	if tok == "" || len(tok) > 1 && tok[0] == '0' {
-		return false
+	if digits == "" || len(digits) > 1 && digits[0] == '0' {
+		return ""
 	}
-	for i := range len(tok) {
-		if tok[i] < '0' || tok[i] > '9' {
-			return false
+	for i := range len(digits) {
+		if digits[i] < '0' || digits[i] > '9' {
+			return ""
 		}
 	}
-	return true
+	return tok
 }
 
 // end reports whether only white space is left.
@@ -142,22 +137,13 @@ func (p *headParser) token() string {
 }
 
 // quick reads a JSON string with unquote, reporting false where unquote
-// cannot decide.
+// cannot decide (or the string is not there).
 func (p *headParser) quick() (string, bool) {
-	if !p.peek('"') {
+	raw, _, _, err := p.rawString()
+	if err != nil {
 		return "", false
 	}
-	start := p.i
-	for p.i++; p.i < len(p.b); p.i++ {
-		switch p.b[p.i] {
-		case '\\':
-			p.i++
-		case '"':
-			p.i++
-			return unquote(p.b[start+1 : p.i-1])
-		}
-	}
-	return "", false
+	return unquote(raw)
 }
 
 // unquote decodes the inside of a JSON string as encoding/json does. It
