@@ -244,7 +244,19 @@ func TestWatchVectorsReconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "a reset after the connection dropped", func() bool { return slices.Contains(rec.events(), "reset") })
-	// Listening again: a new write is heard.
+	// Listening again: the watcher resets a second time once its new LISTEN
+	// is in place. (The LISTEN query in pg_stat_activity alone could be the
+	// killed backend's, which pg_terminate_backend does not wait for: a
+	// commit then would come before the new LISTEN, and never be heard.)
+	waitFor(t, "the reset after listening again", func() bool {
+		n := 0
+		for _, e := range rec.events() {
+			if e == "reset" {
+				n++
+			}
+		}
+		return n >= 2
+	})
 	waitFor(t, "the watcher to listen again", func() bool {
 		var n int
 		db.pool.QueryRow(ctx, `SELECT count(*) `+listening).Scan(&n)
