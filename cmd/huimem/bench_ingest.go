@@ -22,9 +22,13 @@ func (a *app) benchIngestCmd() *cobra.Command {
 		Long: `Generate a seeded synthetic export of each size in --mb (megabytes) and
 each format in --formats (jsonl: HuiMemory's JSONL; chatgpt: a ChatGPT
 conversations.json), ingest it into a new home with one "huimem ingest"
-process, and report wall and CPU time, MB/s, messages/s and the peak RSS
-the kernel reports for the process (getrusage). With sizes that double,
-a flat peak RSS shows that memory does not grow with the file.
+process, and report wall and CPU time, MB/s, messages/s, the peak RSS
+the kernel reports for the process (getrusage), and the largest
+anonymous part of it seen (RssAnon, sampled every 100 ms on Linux): the
+process's own memory, without the pages of the store's and the index's
+files it maps, which the kernel counts in the RSS but keeps in the page
+cache when the process lets them go. With sizes that double, a flat
+peak shows that memory does not grow with the file.
 
 The files and homes go into --dir (default: a new temporary folder) and
 are removed after each step unless --keep is set. Heavy: 300 MB is about
@@ -99,9 +103,13 @@ are removed after each step unless --keep is set. Heavy: 300 MB is about
 
 func printIngestRun(a *app, r *perf.IngestRun, header bool) {
 	if header {
-		fmt.Fprintln(a.stdout, "| format | file | messages | wall | CPU | MB/s | messages/s | peak RSS | load |")
-		fmt.Fprintln(a.stdout, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(a.stdout, "| format | file | messages | wall | CPU | MB/s | messages/s | peak RSS | of it anonymous | load |")
+		fmt.Fprintln(a.stdout, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	}
-	fmt.Fprintf(a.stdout, "| %s | %.0f MB | %d | %.1f s | %.1f s | %.2f | %.0f | %.0f MiB | %.1f→%.1f |\n",
-		r.Format, float64(r.Bytes)/(1<<20), r.Messages, r.WallS, r.CPUS, r.MBPerS, r.MsgPerS, float64(r.PeakRSS)/(1<<20), r.Load[0], r.Load[1])
+	anon := "–"
+	if r.PeakAnon > 0 {
+		anon = fmt.Sprintf("%.0f MiB", float64(r.PeakAnon)/(1<<20))
+	}
+	fmt.Fprintf(a.stdout, "| %s | %.0f MB | %d | %.1f s | %.1f s | %.2f | %.0f | %.0f MiB | %s | %.1f→%.1f |\n",
+		r.Format, float64(r.Bytes)/(1<<20), r.Messages, r.WallS, r.CPUS, r.MBPerS, r.MsgPerS, float64(r.PeakRSS)/(1<<20), anon, r.Load[0], r.Load[1])
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -26,6 +27,8 @@ func TestBenchIngestDir(t *testing.T) {
 	var runs []struct {
 		Format   string `json:"format"`
 		Messages int    `json:"messages"`
+		PeakRSS  int64  `json:"peak_rss_bytes"`
+		PeakAnon int64  `json:"peak_anon_bytes"`
 	}
 	if err := json.Unmarshal(out, &runs); err != nil {
 		t.Fatalf("bench ingest --json: %v\n%s", err, out)
@@ -36,6 +39,11 @@ func TestBenchIngestDir(t *testing.T) {
 	for _, r := range runs {
 		if r.Messages == 0 {
 			t.Errorf("%s: no messages ingested: %s", r.Format, out)
+		}
+		// The anonymous part is sampled while the process runs, so it
+		// is there and never more than the whole.
+		if runtime.GOOS == "linux" && (r.PeakAnon <= 0 || r.PeakAnon > r.PeakRSS) {
+			t.Errorf("%s: peak anonymous memory %d bytes of a peak RSS of %d", r.Format, r.PeakAnon, r.PeakRSS)
 		}
 	}
 	if ents, err := os.ReadDir(dir); err != nil || len(ents) == 0 {

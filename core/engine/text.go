@@ -95,6 +95,10 @@ func (e *Engine) sessionsRoot() string { return filepath.Join(e.home, sessionsDi
 // atomically (temporary file, rename); the files are flushed to disk
 // together, and only then are the sessions taken off the queue, so a crash
 // at any point leaves them queued and they are written again on open.
+// transcriptRelease is how many transcripts are written between two
+// releases of the store's map.
+const transcriptRelease = 256
+
 func (e *Engine) writeTranscripts(ctx context.Context) error {
 	var list [][2]string
 	var gens []uint64
@@ -132,6 +136,13 @@ func (e *Engine) writeTranscripts(ctx context.Context) error {
 				i := int(next.Add(1) - 1)
 				if i >= len(list) || ctx.Err() != nil {
 					return
+				}
+				if i > 0 && i%transcriptRelease == 0 {
+					// issue 13: each session's messages are read from the
+					// store's map, and after a large ingest the sessions
+					// cover the whole store (702 MiB of it resident
+					// after 9,900 sessions).
+					e.st.ReleaseMapped()
 				}
 				o := &out[i]
 				o.file, o.stale, o.err = e.writeTranscript(list[i][0], list[i][1])

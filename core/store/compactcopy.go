@@ -96,12 +96,14 @@ func copyBuckets(dst, src *bolt.DB, txBytes int64) (map[string]int, error) {
 
 // checkCopy checks that every top-level bucket of db holds as many keys
 // as counts says were copied, and no other bucket exists. Counting walks
-// every page, so it lets the kernel take them back afterwards.
+// every page, so the walk lets the kernel take them back as it goes, as
+// the copy does (countKeys), and at the end.
 func checkCopy(db *bolt.DB, counts map[string]int) error {
 	var size int64
 	defer func() { releaseMapped(db.Info().Data, size) }()
 	return db.View(func(tx *bolt.Tx) error {
 		size = tx.Size()
+		walk := &keyCount{base: db.Info().Data, size: size}
 		n := 0
 		err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
 			n++
@@ -109,7 +111,7 @@ func checkCopy(db *bolt.DB, counts map[string]int) error {
 			if !ok {
 				return fmt.Errorf("the copy has a bucket %s that the store has not", name)
 			}
-			if got := b.Stats().KeyN; got != want {
+			if got := walk.count(b); got != want {
 				return fmt.Errorf("bucket %s: the copy holds %d keys, the store %d", name, got, want)
 			}
 			return nil
@@ -119,4 +121,34 @@ func checkCopy(db *bolt.DB, counts map[string]int) error {
 		}
 		return err
 	})
+}
+
+// keyCount counts a copy's keys and lets the pages it has read go every
+// compactTxBytes of keys and values, as copyBuckets does with the
+// store's. Before, bbolt's BucketStats walked a whole bucket at once, and
+// the copy of a 396,000-message home stayed resident (issue 13).
+type keyCount struct {
+	base uintptr
+	size int64
+	read int64
+}
+
+// count returns a bucket's keys as BucketStats.KeyN and copyBuckets
+// count them: the keys of nested buckets too.
+func (w *keyCount) count(b *bolt.Bucket) int {
+	n := 0
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		n++
+		if w.read += int64(len(k) + len(v)); w.read > compactTxBytes {
+			releaseMapped(w.base, w.size)
+			w.read = 0
+		}
+		if v == nil {
+			if sub := b.Bucket(k); sub != nil {
+				n += w.count(sub)
+			}
+		}
+	}
+	return n
 }

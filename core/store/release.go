@@ -9,9 +9,19 @@ package store
 // nothing in a KV ([OpenKV]) or off Linux.
 func (s *Store) ReleaseMapped() {
 	s.View(func(tx *Tx) error {
-		if bt, ok := tx.tx.(boltTx); ok {
-			releaseMapped(bt.tx.DB().Info().Data, bt.tx.Size())
-		}
+		tx.releaseMapped()
 		return nil
 	})
+}
+
+// releaseMapped lets the resident set drop the pages of the store's map,
+// from inside a transaction, read or write: a write transaction's
+// changes are on the heap until it commits, and the map's pages, which
+// stay in the page cache, are what the file holds. The pages of records
+// a write transaction has changed are touched again at its commit, so
+// it pays only where a transaction reads much and changes little.
+func (t *Tx) releaseMapped() {
+	if bt, ok := t.tx.(boltTx); ok {
+		releaseMapped(bt.tx.DB().Info().Data, bt.tx.Size())
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // vecRow is one vector as a scan or a lookup sees it.
@@ -439,4 +440,81 @@ func TestVectorPagesAreFilled(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestPublishStageInGroups publishes the same stage with groups of every
+// size from one chunk to all of them (issue 13: a publication sorts and
+// releases its chunks group by group): the same chunks, vectors, codes,
+// index queue and touched times come out of each.
+func TestPublishStageInGroups(t *testing.T) {
+	// Two sessions whose ids are not in id order, nor in time order.
+	sessions := map[string][]string{"s1": {"k9", "a1", "m5"}, "s2": {"b7", "z2"}}
+	hours := map[string]int{"k9": 1, "a1": 2, "m5": 3, "b7": 4, "z2": 5}
+	for _, group := range []int{1, 2, 3, 5, 16384} {
+		for _, indexed := range []bool{false, true} {
+			t.Run(fmt.Sprintf("group=%d/indexed=%v", group, indexed), func(t *testing.T) {
+				defer func(g int) { publishGroup = g }(publishGroup)
+				publishGroup = group
+				s := openTest(t)
+				var info *StageInfo
+				err := s.Update(func(tx *Tx) error {
+					var err error
+					if info, err = tx.BeginStage("/src", "digest"); err != nil {
+						return err
+					}
+					info.Indexed = indexed
+					for _, sess := range []string{"s1", "s2"} {
+						for _, id := range sessions[sess] {
+							c := &Chunk{ID: id, NS: "n", Session: sess, Time: at(hours[id]).Format(time.RFC3339Nano)}
+							if err := tx.PutStagedChunk(info.ID, c, []float32{float32(hours[id])}, at(hours[id])); err != nil {
+								return err
+							}
+						}
+						if err := tx.PutStagedSession(info.ID, &StagedSession{Session: Session{NS: "n", Session: sess}, IDs: sessions[sess]}); err != nil {
+							return err
+						}
+					}
+					return tx.SaveStage(info)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var n int
+				var touched []int64
+				err = s.Update(func(tx *Tx) error {
+					var err error
+					n, err = tx.PublishStage(info, func(ns string, tm time.Time) { touched = append(touched, tm.UnixNano()) })
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n != 5 {
+					t.Errorf("published %d chunks, want 5", n)
+				}
+				slices.Sort(touched)
+				want := []int64{at(1).UnixNano(), at(2).UnixNano(), at(3).UnixNano(), at(4).UnixNano(), at(5).UnixNano()}
+				if diff := gocmp.Diff(want, touched); diff != "" {
+					t.Errorf("touched (-want +got):\n%s", diff)
+				}
+				wantScan := []vecRow{row("k9", 1, 1), row("a1", 2, 2), row("m5", 3, 3), row("b7", 4, 4), row("z2", 5, 5)}
+				if diff := gocmp.Diff(wantScan, scanAll(t, s, "n", time.Time{}, time.Time{})); diff != "" {
+					t.Errorf("scan after publish (-want +got):\n%s", diff)
+				}
+				s.View(func(tx *Tx) error {
+					wantOutbox := []string{"a1", "b7", "k9", "m5", "z2"}
+					if indexed {
+						wantOutbox = nil
+					}
+					if diff := gocmp.Diff(wantOutbox, tx.Outbox(), cmpopts.EquateEmpty()); diff != "" {
+						t.Errorf("index queue (-want +got):\n%s", diff)
+					}
+					if got := tx.b(bVecQ).KeyN(); got != 5 {
+						t.Errorf("%d vector codes, want 5", got)
+					}
+					return nil
+				})
+			})
+		}
+	}
 }

@@ -2,6 +2,7 @@ package perf
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -142,6 +143,12 @@ type IngestRun struct {
 	WallS    float64 `json:"wall_s"`
 	CPUS     float64 `json:"cpu_s"`
 	PeakRSS  int64   `json:"peak_rss_bytes"`
+	// PeakAnon is the largest anonymous resident memory seen (Linux's
+	// RssAnon, sampled every 100 ms; 0 where it cannot be read): the
+	// process's own memory, without the pages of the store's and the
+	// index's files that it maps, which PeakRSS counts and which stay
+	// in the page cache when the process lets them go.
+	PeakAnon int64 `json:"peak_anon_bytes,omitempty"`
 	MBPerS   float64 `json:"mb_per_s"`
 	MsgPerS  float64 `json:"messages_per_s"`
 	// Load is the 1-minute load average before and after.
@@ -175,11 +182,21 @@ func RunIngest(ctx context.Context, exe, dir, format string, size int64, keep bo
 	args := append([]string{"--home", home, "ingest", "--quiet", "--format", format}, extra...)
 	cmd := exec.CommandContext(ctx, exe, append(args, path)...)
 	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	began := time.Now()
-	out, err := cmd.CombinedOutput()
+	err = cmd.Start()
+	if err == nil {
+		stop := make(chan struct{})
+		sampled := make(chan int64)
+		go func() { sampled <- sampleAnon(cmd.Process.Pid, stop) }()
+		err = cmd.Wait()
+		close(stop)
+		res.PeakAnon = <-sampled
+	}
 	res.WallS = time.Since(began).Seconds()
 	if err != nil {
-		return nil, fmt.Errorf("%s %v: %w\n%s", exe, args, err, out)
+		return nil, fmt.Errorf("%s %v: %w\n%s", exe, args, err, out.Bytes())
 	}
 	ps := cmd.ProcessState
 	res.MBPerS = float64(res.Bytes) / (1 << 20) / res.WallS
@@ -190,6 +207,39 @@ func RunIngest(ctx context.Context, exe, dir, format string, size int64, keep bo
 	res.CPUS = (ps.UserTime() + ps.SystemTime()).Seconds()
 	res.Load[1] = loadAvg()
 	return res, nil
+}
+
+// sampleAnon reads the RssAnon line of process pid's /proc status every
+// 100 ms until stop is closed, and returns the largest value in bytes (0
+// where there is none to read).
+func sampleAnon(pid int, stop <-chan struct{}) int64 {
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	var peak int64
+	for {
+		if data, err := os.ReadFile(path); err == nil {
+			peak = max(peak, statusKB(data, "RssAnon:")*1024)
+		}
+		select {
+		case <-stop:
+			return peak
+		case <-tick.C:
+		}
+	}
+}
+
+// statusKB returns the value in kB of the line of a /proc status file
+// that starts with key, or 0.
+func statusKB(status []byte, key string) int64 {
+	for line := range bytes.Lines(status) {
+		if rest, ok := bytes.CutPrefix(line, []byte(key)); ok {
+			var kb int64
+			fmt.Sscanf(string(rest), "%d", &kb)
+			return kb
+		}
+	}
+	return 0
 }
 
 // loadAvg returns the 1-minute load average, or 0.

@@ -45,3 +45,21 @@ func TestWriteExportReadsBack(t *testing.T) {
 		})
 	}
 }
+
+func TestStatusKB(t *testing.T) {
+	status := []byte("Name:\thuimem\nVmHWM:\t  204800 kB\nRssAnon:\t   98304 kB\nRssFile:\t  131072 kB\n")
+	for _, c := range []struct {
+		key  string
+		want int64
+	}{
+		{"RssAnon:", 98304},
+		{"RssFile:", 131072},
+		{"VmHWM:", 204800},
+		{"RssShmem:", 0}, // absent
+		{"Name:", 0},     // not a number
+	} {
+		if got := statusKB(status, c.key); got != c.want {
+			t.Errorf("statusKB(%q) = %d, want %d", c.key, got, c.want)
+		}
+	}
+}
