@@ -148,7 +148,7 @@ type IngestRun struct {
 	// process's own memory, without the pages of the store's and the
 	// index's files that it maps, which PeakRSS counts and which stay
 	// in the page cache when the process lets them go.
-	PeakAnon int64 `json:"peak_anon_bytes,omitempty"`
+	PeakAnon int64   `json:"peak_anon_bytes,omitempty"`
 	MBPerS   float64 `json:"mb_per_s"`
 	MsgPerS  float64 `json:"messages_per_s"`
 	// Load is the 1-minute load average before and after.
