@@ -90,15 +90,15 @@ var errSealedRead = errors.New("reading a sealed week")
 // sessionsRoot is the folder that holds the transcripts.
 func (e *Engine) sessionsRoot() string { return filepath.Join(e.home, sessionsDir) }
 
+// transcriptRelease is how many transcripts are written between two
+// releases of the store's map.
+const transcriptRelease = 256
+
 // writeTranscripts rewrites the transcripts of the sessions queued as
 // dirty and removes files that sessions moved out of. Each file is replaced
 // atomically (temporary file, rename); the files are flushed to disk
 // together, and only then are the sessions taken off the queue, so a crash
 // at any point leaves them queued and they are written again on open.
-// transcriptRelease is how many transcripts are written between two
-// releases of the store's map.
-const transcriptRelease = 256
-
 func (e *Engine) writeTranscripts(ctx context.Context) error {
 	var list [][2]string
 	var gens []uint64
