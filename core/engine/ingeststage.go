@@ -70,6 +70,10 @@ type stageRun struct {
 	ix        *stageIndexer
 	indexable bool
 	held      stagedChunks
+	// hashed holds the records the batches wrote into the stage's run
+	// rather than the buckets keyed by hashes (core/store/stagerun.go);
+	// they are merged before the publication.
+	hashed *store.StageRun
 }
 
 // ingestStaged ingests a new source (one that holds no messages yet)
@@ -94,6 +98,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if err != nil {
 		return IngestResult{}, fmt.Errorf("starting a staged ingest: %w", err)
 	}
+	run.hashed = store.NewStageRun(run.info)
 	defer run.unpin() // once published, or discarded
 	fail := func(err error) (IngestResult, error) { return run.res, e.failStage(run, err) }
 	batch, more := first, true
@@ -117,6 +122,9 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if err := run.ix.finish(); err != nil {
 		return fail(fmt.Errorf("indexing: %w", err))
 	}
+	if err := e.mergeStageRun(ctx, run); err != nil {
+		return fail(err)
+	}
 	// Publish: the messages for sessions that existed go in by the
 	// ordinary path, in the same transaction as the stage's publication.
 	src := &source{name: abs, digest: digest, track: &tracking{drop: map[core.MessageKey]bool{}}, stage: run, deferTidy: deferTidy}
@@ -136,6 +144,26 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	return res, err
 }
 
+// mergeStageRun merges the stage's run into the buckets keyed by hashes,
+// a bounded transaction at a time, letting the store's map go after each.
+func (e *Engine) mergeStageRun(ctx context.Context, run *stageRun) error {
+	for done := false; !done; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := e.st.Update(func(tx *store.Tx) error {
+			var err error
+			done, err = tx.MergeStageRun(run.hashed, 0)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("merging the staged records: %w", err)
+		}
+		e.st.ReleaseMapped()
+	}
+	return nil
+}
+
 // stagePublished reports whether a stage's publication committed (its
 // record is gone).
 func (e *Engine) stagePublished(info *store.StageInfo) bool {
@@ -151,7 +179,10 @@ func (e *Engine) stagePublished(info *store.StageInfo) bool {
 // stageBatch plans, prepares and commits one batch of a staged ingest.
 func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Message) error {
 	b := &stagedBatch{}
-	err := e.st.View(func(tx *store.Tx) error { return e.planStagedBatch(tx, run, msgs, b) })
+	err := e.st.View(func(tx *store.Tx) error {
+		tx.UseStageRun(run.hashed)
+		return e.planStagedBatch(tx, run, msgs, b)
+	})
 	if err != nil {
 		return err
 	}
@@ -287,6 +318,7 @@ func (e *Engine) commitStagedBatch(run *stageRun, b *stagedBatch) error {
 	before := *run.info
 	err := e.st.Update(func(tx *store.Tx) error {
 		*run.info = before
+		tx.UseStageRun(run.hashed)
 		if tx.Seq() != b.baseSeq {
 			return fmt.Errorf("store changed during ingest; try again")
 		}

@@ -58,6 +58,11 @@ func (t *Tx) get(bucket, key []byte) []byte {
 			return v
 		}
 	}
+	if t.run != nil && runTags[string(bucket)] != 0 {
+		if v, ok := t.runGet(runTags[string(bucket)], key); ok {
+			return v
+		}
+	}
 	if b := t.b(bucket); b != nil { // a bucket created on first write
 		return b.Get(key)
 	}
@@ -80,8 +85,15 @@ func (t *Tx) pending(bucket []byte) map[string][]byte {
 // emptied.
 func (t *Tx) dropPending(bucket []byte) { delete(t.buf, string(bucket)) }
 
-// flush applies the pending writes, bucket by bucket, in key order.
+// flush applies the pending writes, bucket by bucket, in key order; a
+// stage's batch writes those of the hashed buckets into its run
+// (stagerun.go).
 func (t *Tx) flush() error {
+	if t.run != nil {
+		if err := t.flushRun(); err != nil {
+			return err
+		}
+	}
 	names := make([]string, 0, len(t.buf))
 	for name := range t.buf {
 		names = append(names, name)
@@ -89,11 +101,7 @@ func (t *Tx) flush() error {
 	slices.Sort(names)
 	for _, name := range names {
 		m := t.buf[name]
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := sortedKeys(m)
 		b := t.tx.Bucket([]byte(name))
 		if b == nil { // veckeys or vecq, created on first write
 			var err error
@@ -120,4 +128,14 @@ func (t *Tx) flush() error {
 	}
 	t.buf = nil
 	return nil
+}
+
+// sortedKeys returns the keys of pending writes m in order.
+func sortedKeys(m map[string][]byte) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -35,6 +35,11 @@
 //	sealedsess  ns 0 sess → where a sealed session's transcript sits
 //	transcripts ns 0 sess → transcript (in a shared KV only)
 //	archives    ns 0 week → a sealed week's zstd archive (in a shared KV only)
+//	stages      source → an unpublished staged ingest (stage.go)
+//	stage/<id>  that stage's sessions and chunks
+//	stagerun/<id>/<batch>  tag key → a batch's records of msgids, msgsrcs,
+//	            chunks, chunkkeys and veckeys, merged at publication
+//	            (stagerun.go)
 //
 // A write transaction holds back its writes to the large buckets (msgs,
 // msgids, chunks, chunkkeys, vecs, vectime, veckeys, outbox) and applies them in key

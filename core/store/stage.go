@@ -423,6 +423,13 @@ func (t *Tx) StageChunks(info *StageInfo, after string, limit int) []string {
 }
 
 func (t *Tx) dropStage(info *StageInfo) error {
+	names, err := t.runNames(info.ID)
+	if err != nil {
+		return fmt.Errorf("removing stage %s: listing its run: %w", info.ID, err)
+	}
+	if len(names) > 0 {
+		return fmt.Errorf("removing stage %s: %d batches of its run are not merged", info.ID, len(names))
+	}
 	if err := t.tx.DeleteBucket(stageBucketName(info.ID)); err != nil {
 		return fmt.Errorf("removing stage %s: %w", info.ID, err)
 	}
@@ -442,7 +449,12 @@ func (t *Tx) DiscardStage(info *StageInfo, limit int) (bool, error) {
 		}
 		return true, nil
 	}
-	n := 0
+	// First the run (stagerun.go), which may be merged in part: the
+	// records it lists are the stage's, in the buckets or not yet.
+	n, err := t.discardRun(info.ID, limit)
+	if err != nil || n > 0 {
+		return false, err
+	}
 	c := b.Cursor()
 	var done [][]byte
 	for k, v := c.First(); k != nil && n < limit; k, v = c.Next() {

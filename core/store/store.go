@@ -35,11 +35,18 @@ import (
 //	   read, and an older store is marked 4 by its first write, so that a
 //	   binary that reads only the old form, and would take a source for
 //	   one that claims nothing, refuses it.
-const SchemaVersion = 4
+//	5: a staged ingest writes the records of the buckets keyed by hashes
+//	   into its run (issue 13, stagerun.go) until it merges them; the
+//	   published layout is version 4's, but a binary that does not know
+//	   runs would discard a stage left by a crash without them, and leave
+//	   its vectors and claims behind. An older store is marked 5 by its
+//	   first write, so that such a binary refuses it.
+const SchemaVersion = 5
 
 // schemaOK reports whether a stored schema version can be opened.
 func schemaOK(v []byte) bool {
-	return string(v) == "1" || string(v) == "2" || string(v) == "3" || string(v) == strconv.Itoa(SchemaVersion)
+	n, err := strconv.Atoi(string(v))
+	return err == nil && n >= 1 && n <= SchemaVersion
 }
 
 // FileName is the store's file name inside the home.
@@ -346,6 +353,9 @@ type Tx struct {
 	// vecReset is set when the transaction removes every vector
 	// (DeleteAllVectors), for noteVectors.
 	vecReset bool
+	// run, when set, takes the hashed buckets' writes of a stage's batch
+	// and is read before them (stagerun.go).
+	run *StageRun
 }
 
 func (t *Tx) b(name []byte) Bucket { return t.tx.Bucket(name) }

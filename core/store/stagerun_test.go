@@ -1,0 +1,300 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"testing"
+	"time"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/huimemory/huimemory/core"
+)
+
+// runOp is one write of a batch: a put of val, or a deletion when val is
+// empty.
+type runOp struct {
+	bucket []byte
+	key    string
+	val    string
+}
+
+// runScript is a stage's batches: 40 of them, so that the run has two
+// filter groups, with keys written again and deleted by later batches,
+// in all five of the run's buckets.
+func runScript() [][]runOp {
+	buckets := [][]byte{bChunkKeys, bChunks, bMsgIDs, bMsgSrcs, bVecKeys}
+	var script [][]runOp
+	for b := 0; b < 40; b++ {
+		var ops []runOp
+		for i := 0; i < 25; i++ {
+			bucket := buckets[(b+i)%len(buckets)]
+			ops = append(ops, runOp{bucket, fmt.Sprintf("k%03d-%02d", (b*7+i*13)%300, i%3), fmt.Sprintf("v%d.%d", b, i)})
+		}
+		if b > 0 {
+			// A key of an earlier batch, written again, and one deleted.
+			prev := script[b-1]
+			ops = append(ops, runOp{prev[0].bucket, prev[0].key, fmt.Sprintf("again%d", b)}, runOp{prev[1].bucket, prev[1].key, ""})
+		}
+		if b%10 == 3 {
+			// A key that was in the bucket before the stage, deleted.
+			ops = append(ops, runOp{bMsgIDs, "pre-1", ""})
+		}
+		script = append(script, ops)
+	}
+	return script
+}
+
+// dumpBuckets returns the contents of the given buckets.
+func dumpBuckets(t *testing.T, s *Store, names ...[]byte) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	err := s.View(func(tx *Tx) error {
+		for _, name := range names {
+			m := map[string]string{}
+			if b := tx.b(name); b != nil {
+				b.ForEach(func(k, v []byte) error { m[string(k)] = string(v); return nil })
+			}
+			out[string(name)] = m
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func applyOps(tx *Tx, ops []runOp) error {
+	for _, op := range ops {
+		var err error
+		if op.val == "" {
+			err = tx.del(op.bucket, []byte(op.key))
+		} else {
+			err = tx.put(op.bucket, []byte(op.key), []byte(op.val))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestStageRunMatchesDirectWrites(t *testing.T) {
+	hashed := [][]byte{bChunkKeys, bChunks, bMsgIDs, bMsgSrcs, bVecKeys}
+	pre := []runOp{{bMsgIDs, "pre-1", "old"}, {bMsgIDs, "pre-2", "old"}, {bChunks, "k000-00", "old"}}
+	script := runScript()
+
+	// The reference: every batch written straight into the buckets.
+	ref := openTest(t)
+	for _, ops := range append([][]runOp{pre}, script...) {
+		if err := ref.Update(func(tx *Tx) error { return applyOps(tx, ops) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := dumpBuckets(t, ref, hashed...)
+
+	for _, limit := range []int{1, 30, 200, 0} {
+		t.Run(fmt.Sprintf("limit=%d", limit), func(t *testing.T) {
+			s := openTest(t)
+			if err := s.Update(func(tx *Tx) error { return applyOps(tx, pre) }); err != nil {
+				t.Fatal(err)
+			}
+			var info *StageInfo
+			s.Update(func(tx *Tx) (err error) { info, err = tx.BeginStage("/src", "d"); return err })
+			run := NewStageRun(info)
+			for b, ops := range script {
+				if err := s.Update(func(tx *Tx) error { tx.UseStageRun(run); return applyOps(tx, ops) }); err != nil {
+					t.Fatal(err)
+				}
+				// The stage's reads see its own writes, the buckets see none.
+				for _, op := range ops {
+					var got, outside []byte
+					s.View(func(tx *Tx) error {
+						outside = tx.get(op.bucket, []byte(op.key))
+						tx.UseStageRun(run)
+						got = tx.get(op.bucket, []byte(op.key))
+						return nil
+					})
+					if string(got) != op.val && !(op.val == "" && got == nil) {
+						t.Fatalf("batch %d: %s %q reads %q in the stage, want %q", b, op.bucket, op.key, got, op.val)
+					}
+					if op.key != "pre-1" && op.key != "k000-00" && outside != nil {
+						t.Fatalf("batch %d: %s %q is in the bucket before the merge", b, op.bucket, op.key)
+					}
+				}
+			}
+			if run.Records() == 0 {
+				t.Fatal("the run holds no records")
+			}
+			if got := dumpBuckets(t, s, bMsgIDs); len(got[string(bMsgIDs)]) != 2 {
+				t.Errorf("msgids holds %v before the merge, want the two keys from before the stage", got)
+			}
+			steps := 0
+			for done := false; !done; steps++ {
+				err := s.Update(func(tx *Tx) (err error) { done, err = tx.MergeStageRun(run, limit); return err })
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if limit == 1 && steps < run.merged {
+				t.Errorf("%d merge steps for %d keys with a limit of 1", steps, run.merged)
+			}
+			if diff := gocmp.Diff(want, dumpBuckets(t, s, hashed...)); diff != "" {
+				t.Errorf("buckets after the merge differ from direct writes (-want +got):\n%s", diff)
+			}
+			s.View(func(tx *Tx) error {
+				if names, _ := tx.runNames(info.ID); len(names) > 0 {
+					t.Errorf("the run's buckets %q are still there after the merge", names)
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// stageWithRun writes a stage of three sessions through a run, as an
+// ingest's batches do: messages, claims, chunks with vectors, and one
+// chunk cut again by a later batch.
+func stageWithRun(t *testing.T, s *Store) (*StageInfo, *StageRun) {
+	t.Helper()
+	var info *StageInfo
+	if err := s.Update(func(tx *Tx) (err error) { info, err = tx.BeginStage("/src", "d"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	run := NewStageRun(info)
+	var first []string // the first session's chunks
+	for b := 0; b < 3; b++ {
+		err := s.Update(func(tx *Tx) error {
+			tx.UseStageRun(run)
+			sess := fmt.Sprintf("s%d", b)
+			var ids []string
+			for i := 0; i < 4; i++ {
+				tm := at(b*10 + i)
+				m := &core.Message{Namespace: "n", Session: sess, Time: tm, Role: "user", Text: fmt.Sprintf("message %d of %s", i, sess)}
+				if _, err := tx.AddStagedMessage(info, m, m.Key(), 1); err != nil {
+					return err
+				}
+				if err := tx.ClaimMessage("/src", m.Key()); err != nil {
+					return err
+				}
+				var ck core.ChunkKey
+				copy(ck[:], fmt.Sprintf("chunk-%s-%d-key-padding-pad", sess, i))
+				id, err := tx.AllocID(ck)
+				if err != nil {
+					return err
+				}
+				c := &Chunk{ID: id, Key: ck, NS: "n", Session: sess, Time: tm.Format(time.RFC3339Nano)}
+				if err := tx.PutStagedChunk(info.ID, c, []float32{float32(b), float32(i)}, tm); err != nil {
+					return err
+				}
+				ids = append(ids, id)
+			}
+			if b == 2 {
+				// The first batch's last chunk, cut again.
+				c, err := tx.Chunk(first[3])
+				if err != nil {
+					return err
+				}
+				if err := tx.DeleteStagedChunk(info.ID, c); err != nil {
+					return err
+				}
+				if err := tx.PutStagedSession(info.ID, &StagedSession{Session: Session{NS: "n", Session: "s0"}, IDs: first[:3]}); err != nil {
+					return err
+				}
+			} else if b == 0 {
+				first = ids
+			}
+			if err := tx.PutStagedSession(info.ID, &StagedSession{Session: Session{NS: "n", Session: sess}, IDs: ids}); err != nil {
+				return err
+			}
+			return tx.SaveStage(info)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return info, run
+}
+
+func TestDiscardStageWithRun(t *testing.T) {
+	all := [][]byte{bMsgs, bMsgIDs, bChunks, bChunkKeys, bSessChunks, bSessions, bVecTime, bVecKeys, bVecQ, bSrcMsgs, bMsgSrcs, bOutbox, bDirty}
+	for _, steps := range []int{0, 1, 2, 100} {
+		t.Run(fmt.Sprintf("merge-steps=%d", steps), func(t *testing.T) {
+			s := openTest(t)
+			before := dumpBuckets(t, s, all...)
+			info, run := stageWithRun(t, s)
+			// A crash or an error after some merge steps.
+			for i := 0; i < steps; i++ {
+				done := false
+				if err := s.Update(func(tx *Tx) (err error) { done, err = tx.MergeStageRun(run, 40); return err }); err != nil {
+					t.Fatal(err)
+				}
+				if done {
+					break
+				}
+			}
+			for done := false; !done; {
+				if err := s.Update(func(tx *Tx) (err error) { done, err = tx.DiscardStage(info, 3); return err }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if diff := gocmp.Diff(before, dumpBuckets(t, s, all...)); diff != "" {
+				t.Errorf("the store after discarding the stage differs (-before +after):\n%s", diff)
+			}
+			s.View(func(tx *Tx) error {
+				if names, _ := tx.runNames(info.ID); len(names) > 0 {
+					t.Errorf("the run's buckets %q survived the discard", names)
+				}
+				return nil
+			})
+		})
+	}
+}
+
+func TestPublishStageWithRun(t *testing.T) {
+	s := openTest(t)
+	info, run := stageWithRun(t, s)
+	err := s.Update(func(tx *Tx) error {
+		_, err := tx.PublishStage(info, nil)
+		return err
+	})
+	if err == nil {
+		t.Fatal("a stage whose run is not merged was published")
+	}
+	for done := false; !done; {
+		if err := s.Update(func(tx *Tx) (err error) { done, err = tx.MergeStageRun(run, 100); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := s.Update(func(tx *Tx) (err error) { n, err = tx.PublishStage(info, nil); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 11 {
+		t.Errorf("published %d chunks, want 11", n)
+	}
+	got := dumpBuckets(t, s, bChunks, bChunkKeys, bVecKeys, bMsgIDs, bMsgSrcs)
+	for name, want := range map[string]int{"chunks": 11, "chunkkeys": 11, "veckeys": 11, "msgids": 12, "msgsrcs": 12} {
+		if len(got[name]) != want {
+			t.Errorf("%s holds %d keys after the publication, want %d", name, len(got[name]), want)
+		}
+	}
+	// Every chunk is found again by its key, and its vector by its id.
+	s.View(func(tx *Tx) error {
+		for id, raw := range maps.All(got["chunks"]) {
+			var c Chunk
+			if err := json.Unmarshal([]byte(raw), &c); err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := tx.ChunkID(c.Key); !ok || got != id {
+				t.Errorf("chunk key of %s gives %q, %v", id, got, ok)
+			}
+			if v, _ := tx.Vector(id); len(v) != 2 {
+				t.Errorf("vector of %s: %v", id, v)
+			}
+		}
+		return nil
+	})
+}
