@@ -125,6 +125,9 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if err := e.mergeStageRun(ctx, run); err != nil {
 		return fail(err)
 	}
+	if err := e.writeStagedSessions(ctx, run); err != nil {
+		return fail(err)
+	}
 	// Publish: the messages for sessions that existed go in by the
 	// ordinary path, in the same transaction as the stage's publication.
 	src := &source{name: abs, digest: digest, track: &tracking{drop: map[core.MessageKey]bool{}}, stage: run, deferTidy: deferTidy}
@@ -138,10 +141,60 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	res.Sessions += r.Sessions
 	res.ExtractFailures = append(res.ExtractFailures, r.ExtractFailures...)
 	res.Compaction, res.IndexMerge = r.Compaction, r.IndexMerge
-	if err != nil && !e.stagePublished(run.info) {
+	published := err == nil || e.stagePublished(run.info)
+	if err != nil && !published {
 		_, err = fail(err)
 	}
+	if published {
+		if serr := e.sweepStage(run.info.ID); serr != nil && err == nil {
+			err = serr
+		}
+	}
 	return res, err
+}
+
+// writeStagedSessions writes the stage's sessions before its publication
+// (see store.Tx.WriteStagedSessions), a bounded transaction at a time,
+// letting the store's map go after each: written in the publishing
+// transaction, they held the whole stage's chunk lists on the heap.
+func (e *Engine) writeStagedSessions(ctx context.Context, run *stageRun) error {
+	var after []byte
+	for first := true; first || after != nil; first = false {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		before := *run.info
+		err := e.st.Update(func(tx *store.Tx) error {
+			*run.info = before
+			var err error
+			after, err = tx.WriteStagedSessions(run.info, after, 0)
+			return err
+		})
+		if err != nil {
+			*run.info = before
+			return fmt.Errorf("writing the staged sessions: %w", err)
+		}
+		e.st.ReleaseMapped()
+	}
+	return nil
+}
+
+// sweepStage removes what is left of a published stage, in bounded
+// transactions (see store.Tx.SweepStage). Readers see the same store
+// before and after; a crash leaves the rest to the next writer.
+func (e *Engine) sweepStage(id string) error {
+	for done := false; !done; {
+		err := e.st.Update(func(tx *store.Tx) error {
+			var err error
+			done, err = tx.SweepStage(id, discardLimit)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("removing the stage of a finished ingest: %w", err)
+		}
+		e.st.ReleaseMapped()
+	}
+	return nil
 }
 
 // mergeStageRun merges the stage's run into the buckets keyed by hashes,
@@ -411,7 +464,8 @@ func (r *stageRun) publish(tx *store.Tx, res *IngestResult, touched *[]touchedCh
 }
 
 // discardStages removes every unpublished stage: they are left by
-// ingests that failed or crashed. The caller holds writeMu.
+// ingests that failed or crashed; and the rest of every published one
+// that a crash left unswept. The caller holds writeMu.
 func (e *Engine) discardStages() error {
 	var stages []*store.StageInfo
 	if err := e.st.View(func(tx *store.Tx) error {
@@ -425,6 +479,16 @@ func (e *Engine) discardStages() error {
 		e.logf("huimem: removing the unpublished part of an interrupted ingest of %s", s.Source)
 		if err := e.discardStage(s); err != nil {
 			return fmt.Errorf("removing the unpublished part of an interrupted ingest of %s: %w", s.Source, err)
+		}
+	}
+	var closed []string
+	e.st.View(func(tx *store.Tx) error {
+		closed = tx.ClosedStages()
+		return nil
+	})
+	for _, id := range closed {
+		if err := e.sweepStage(id); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -96,8 +96,12 @@ const (
 		WHERE ns = $1 AND t >= $3 AND t < $4
 		ORDER BY embedding <=> $2::text::vector LIMIT $5`
 	// sqlStagedChunks lists the chunk keys ("c" 0 id) of the buckets of
-	// unpublished stages ("stage/<id>", core/store/stage.go).
-	sqlStagedChunks = `SELECT key FROM kv WHERE bucket >= $1 AND bucket < $2 AND key >= $3 AND key < $4`
+	// the unpublished stages ("stage/<id>" for each id in "stages",
+	// core/store/stage.go); a published stage's bucket waits for its sweep
+	// and lists chunks that are visible.
+	sqlStagedChunks = `SELECT c.key FROM kv s JOIN kv c
+		ON c.bucket = convert_to('stage/' || (convert_from(s.value, 'UTF8')::jsonb->>'id'), 'UTF8')
+		WHERE s.bucket = $1 AND c.key >= $2 AND c.key < $3`
 	// sqlVecSource is every vectime row with its vector, a layout-1 row's
 	// read from vecs (time then vector), for the back-fill.
 	sqlVecSource = `SELECT t.key, CASE WHEN length(t.value) > 0 THEN t.value ELSE substring(v.value FROM 9) END AS vec

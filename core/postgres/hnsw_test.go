@@ -135,7 +135,7 @@ func TestHNSWStatements(t *testing.T) {
 		{"delete", sqlHNSWDelete, 3},
 		{"clear", sqlHNSWClear, 0},
 		{"search", sqlHNSWSearch, 5},
-		{"staged", sqlStagedChunks, 4},
+		{"staged", sqlStagedChunks, 3},
 		{"source", sqlVecSource, 0},
 		{"source stats", sqlVecSourceStats, 0},
 	} {
@@ -348,13 +348,27 @@ func TestHNSWMirrorAndSearchOnStandIn(t *testing.T) {
 	}
 	plain.Close()
 
-	// A chunk of an unpublished stage (core/store/stage.go's layout).
+	// A chunk of an unpublished stage (core/store/stage.go's layout), and
+	// one of a published stage whose bucket is not swept yet, which
+	// searches must find.
 	err = kv.Update(func(tx store.KVTx) error {
-		b, err := tx.CreateBucketIfNotExists([]byte("stage/s1"))
+		stages, err := tx.CreateBucketIfNotExists([]byte("stages"))
 		if err != nil {
 			return err
 		}
-		return b.Put([]byte("c\x00a05"), nil)
+		if err := stages.Put([]byte("/src"), []byte(`{"id":"s1","source":"/src"}`)); err != nil {
+			return err
+		}
+		for _, c := range []struct{ bucket, key string }{{"stage/s1", "c\x00a05"}, {"stage/s0", "c\x00a06"}} {
+			b, err := tx.CreateBucketIfNotExists([]byte(c.bucket))
+			if err != nil {
+				return err
+			}
+			if err := b.Put([]byte(c.key), nil); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -129,7 +129,7 @@ func searchOnce(ctx context.Context, tx pgx.Tx, ns, lit string, lo, hi int64, li
 // stagedChunks reads the ids of the chunks of unpublished stages
 // (usually none: one index probe).
 func stagedChunks(ctx context.Context, tx pgx.Tx) (map[string]bool, error) {
-	rows, err := tx.Query(ctx, sqlStagedChunks, []byte("stage/"), []byte("stage0"), []byte("c\x00"), []byte("c\x01"))
+	rows, err := tx.Query(ctx, sqlStagedChunks, []byte("stages"), []byte("c\x00"), []byte("c\x01"))
 	if err != nil {
 		return nil, fmt.Errorf("reading staged chunks: %w", err)
 	}

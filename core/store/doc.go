@@ -36,7 +36,8 @@
 //	transcripts ns 0 sess → transcript (in a shared KV only)
 //	archives    ns 0 week → a sealed week's zstd archive (in a shared KV only)
 //	stages      source → an unpublished staged ingest (stage.go)
-//	stage/<id>  that stage's sessions and chunks
+//	stage/<id>  that stage's sessions and chunks (swept in steps after
+//	            its publication)
 //	stagerun/<id>/<batch>  tag key → a batch's records of msgids, msgsrcs,
 //	            chunks, chunkkeys and veckeys, merged at publication
 //	            (stagerun.go)

@@ -86,10 +86,17 @@ func (t *Tx) MarkSessionDirty(ns, session string) error {
 }
 
 // DirtySessions returns the queued sessions as (namespace, session) pairs
-// and their generations.
+// and their generations, but those of the open stages, whose marks wait
+// for the publication.
 func (t *Tx) DirtySessions() (list [][2]string, gens []uint64) {
+	staging := len(t.openStages()) > 0
 	t.b(bDirty).ForEach(func(k, v []byte) error {
 		ns, sess, _ := bytes.Cut(k, []byte{0})
+		if staging {
+			if s, err := t.sessionRecord(string(ns), string(sess)); err == nil && s != nil && t.hidden(s) {
+				return nil
+			}
+		}
 		list = append(list, [2]string{string(ns), string(sess)})
 		gens = append(gens, readU64(v))
 		return nil

@@ -124,6 +124,10 @@ type Session struct {
 	// Stale lists transcript files the session used to live in, to be
 	// removed when its transcript is next written.
 	Stale []string `json:"stale,omitempty"`
+	// Stage, when set, is the staged ingest that wrote the record before
+	// its publication (issue 13, stage.go): while that stage is open,
+	// readers pass the session by.
+	Stage string `json:"stage,omitempty"`
 }
 
 // EncodeVector writes v as little-endian float32s.

@@ -20,14 +20,22 @@ import (
 // session records and chunk lists, the index outbox, the dirty-transcript
 // queue and the counts. The vectors are the exception: they are written
 // where a scan walks (vectors.go, issue 15), and [Tx.ScanVectors] passes
-// by the chunks of the open stages. [Tx.PublishStage] writes the rest in
-// one small transaction; until then nothing a recall, get, export or stats
-// reads leads to the staged records. A stage that was never published (a
-// bad line, a crash) is removed by [Tx.DiscardStage], in steps.
+// by the chunks of the open stages. So are the sessions once the batches
+// are done: [Tx.WriteStagedSessions] writes their records, chunk lists
+// and dirty marks in bounded transactions, each record marked with the
+// stage ([Session.Stage]), and [Tx.Session], [Tx.ForEachSession],
+// [Tx.SessionChunkIDs] and [Tx.DirtySessions] pass by the sessions of
+// open stages. [Tx.PublishStage]
+// then closes the stage in one small transaction; until then nothing a
+// recall, get, export or stats reads leads to the staged records. A
+// closed stage's bucket, and the marks on its sessions, are swept away
+// afterwards by [Tx.SweepStage], in steps. A stage that was never
+// published (a bad line, a crash) is removed by [Tx.DiscardStage], in
+// steps.
 //
 // Buckets, created on first use:
 //
-//	stages          source name → JSON StageInfo
+//	stages          source name → JSON StageInfo (the open stages)
 //	stage/<id>      "s" 0 namespace 0 session → JSON StagedSession
 //	                "c" 0 chunk id → nothing (the stage's chunks)
 var bStages = []byte("stages")
@@ -49,6 +57,9 @@ type StageInfo struct {
 	// index, and whoever discards it removes them from the index first.
 	// Set before the first chunk is written.
 	Indexed bool `json:"indexed,omitempty"`
+	// Sessions is set when [Tx.WriteStagedSessions] has written every
+	// session of the stage: its publication only closes it.
+	Sessions bool `json:"sessions,omitempty"`
 }
 
 // StagedSession is a new session as a stage has written it so far.
@@ -83,8 +94,31 @@ func (t *Tx) putStage(info *StageInfo) error {
 	if err != nil {
 		return err
 	}
+	t.open = nil
 	return t.b(bStages).Put([]byte(info.Source), data)
 }
+
+// openStages returns the ids of the open stages, read once per
+// transaction.
+func (t *Tx) openStages() map[string]bool {
+	if t.open != nil {
+		return t.open
+	}
+	t.open = map[string]bool{}
+	if b := t.b(bStages); b != nil {
+		b.ForEach(func(_, v []byte) error {
+			var s StageInfo
+			if json.Unmarshal(v, &s) == nil {
+				t.open[s.ID] = true
+			}
+			return nil
+		})
+	}
+	return t.open
+}
+
+// hidden reports whether a session record belongs to an open stage.
+func (t *Tx) hidden(s *Session) bool { return s.Stage != "" && t.openStages()[s.Stage] }
 
 // Stages returns the unpublished stages.
 func (t *Tx) Stages() ([]*StageInfo, error) {
@@ -266,15 +300,18 @@ func (t *Tx) stagedFilter() func(id []byte) bool {
 	}
 }
 
-// PublishStage makes a stage visible, in the caller's transaction: for
-// each staged session it writes the session record and chunk list and
-// the index outbox entries (none for a stage that is [StageInfo.Indexed]), queues the transcript, adds the counts, and
-// forgets the stage, which makes its vectors visible to scans (a stage of
-// a version before issue 15 gets its vectors' time entries written here).
-// It calls touched with the namespace and time of every chunk whose vector
-// became visible, and returns how many chunks it published. The
-// transaction writes about a hundred bytes per chunk, whatever the size of
-// the messages.
+// PublishStage makes a stage visible, in the caller's transaction: it
+// queues the stage's chunks for the index (none for a stage that is
+// [StageInfo.Indexed]) and their pending extractions, adds the counts,
+// and closes the stage, which makes its vectors visible to scans and its
+// sessions to readers (a stage of a version before issue 15 gets its
+// vectors' time entries written here). A stage whose sessions
+// [Tx.WriteStagedSessions] did not write gets their records, chunk lists
+// and dirty marks here, and its bucket removed. It calls touched with the
+// namespace and time of every chunk whose vector became visible, and
+// returns how many chunks it published. The transaction writes a few bytes
+// per chunk, whatever the size of the messages, or about a hundred without
+// the sessions written before.
 func (t *Tx) PublishStage(info *StageInfo, touched func(ns string, tm time.Time)) (int, error) {
 	n, err := t.publishStage(info, touched)
 	if err != nil {
@@ -315,15 +352,10 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 		if err := json.Unmarshal(v, &s); err != nil {
 			return 0, fmt.Errorf("decoding staged session %q: %w", k, err)
 		}
-		sess := s.Session
-		if err := t.PutSession(&sess); err != nil {
-			return 0, err
-		}
-		if err := t.SetSessionChunks(sess.NS, sess.Session, s.IDs); err != nil {
-			return 0, err
-		}
-		if err := t.MarkSessionDirty(sess.NS, sess.Session); err != nil {
-			return 0, err
+		if !info.Sessions {
+			if err := t.writeStagedSession(&s, ""); err != nil {
+				return 0, err
+			}
 		}
 		for _, id := range s.Pending {
 			if err := t.MarkPendingExtract(id, true); err != nil {
@@ -331,7 +363,7 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 			}
 		}
 		for _, id := range s.IDs {
-			if group = append(group, stagedID{id, sess.NS}); len(group) == publishGroup {
+			if group = append(group, stagedID{id, s.Session.NS}); len(group) == publishGroup {
 				if err := publish(); err != nil {
 					return 0, err
 				}
@@ -347,7 +379,66 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 	if err := t.addMeta(metaMessages, info.Messages); err != nil {
 		return 0, err
 	}
+	if info.Sessions {
+		return chunks, t.closeStage(info) // the bucket: SweepStage
+	}
 	return chunks, t.dropStage(info)
+}
+
+// writeStagedSession writes a staged session's record, marked with stage
+// (none for ""), its chunk list and its dirty mark.
+func (t *Tx) writeStagedSession(s *StagedSession, stage string) error {
+	sess := s.Session
+	sess.Stage = stage
+	if err := t.PutSession(&sess); err != nil {
+		return err
+	}
+	if err := t.SetSessionChunks(sess.NS, sess.Session, s.IDs); err != nil {
+		return err
+	}
+	return t.MarkSessionDirty(sess.NS, sess.Session)
+}
+
+// WriteStagedSessions writes the records, chunk lists and dirty marks of
+// a stage's sessions, each record marked with the stage, which readers
+// pass by until it is published: about limit bytes of them (0 for a
+// default), from the first session after key after (nil for the first).
+// It returns the key to go on from, or nil when every session is written;
+// then the stage's record says so, and its publication only closes it. A
+// stage that is discarded instead takes the records with it.
+func (t *Tx) WriteStagedSessions(info *StageInfo, after []byte, limit int) ([]byte, error) {
+	if limit <= 0 {
+		limit = mergeBytes
+	}
+	b, err := t.stageBucket(info.ID)
+	if err != nil {
+		return nil, err
+	}
+	c := b.Cursor()
+	prefix := []byte("s\x00")
+	k, v := c.Seek(prefix)
+	if after != nil {
+		if k, v = c.Seek(after); k != nil && bytes.Equal(k, after) {
+			k, v = c.Next()
+		}
+	}
+	var last []byte
+	for written := 0; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if written >= limit {
+			return bytes.Clone(last), nil
+		}
+		last = k
+		var s StagedSession
+		if err := json.Unmarshal(v, &s); err != nil {
+			return nil, fmt.Errorf("decoding staged session %q: %w", k, err)
+		}
+		if err := t.writeStagedSession(&s, info.ID); err != nil {
+			return nil, fmt.Errorf("writing staged session %q: %w", s.Session.Session, err)
+		}
+		written += len(k) + 64*len(s.IDs)
+	}
+	info.Sessions = true
+	return nil, t.putStage(info)
 }
 
 // publishVectors makes the vectors of a group of a stage's chunks visible
@@ -422,7 +513,9 @@ func (t *Tx) StageChunks(info *StageInfo, after string, limit int) []string {
 	return ids
 }
 
-func (t *Tx) dropStage(info *StageInfo) error {
+// closeStage forgets an open stage, whose run must be merged, and leaves
+// its bucket to [Tx.SweepStage].
+func (t *Tx) closeStage(info *StageInfo) error {
 	names, err := t.runNames(info.ID)
 	if err != nil {
 		return fmt.Errorf("removing stage %s: listing its run: %w", info.ID, err)
@@ -430,10 +523,81 @@ func (t *Tx) dropStage(info *StageInfo) error {
 	if len(names) > 0 {
 		return fmt.Errorf("removing stage %s: %d batches of its run are not merged", info.ID, len(names))
 	}
+	t.open = nil
+	return t.b(bStages).Delete([]byte(info.Source))
+}
+
+// dropStage closes a stage and removes its bucket.
+func (t *Tx) dropStage(info *StageInfo) error {
+	if err := t.closeStage(info); err != nil {
+		return err
+	}
 	if err := t.tx.DeleteBucket(stageBucketName(info.ID)); err != nil {
 		return fmt.Errorf("removing stage %s: %w", info.ID, err)
 	}
-	return t.b(bStages).Delete([]byte(info.Source))
+	return nil
+}
+
+// ClosedStages returns the ids of the stages that were published but
+// whose buckets are not swept away yet (see [Tx.SweepStage]).
+func (t *Tx) ClosedStages() []string {
+	var ids []string
+	open := t.openStages()
+	t.tx.ForEachBucket(func(name []byte) error {
+		if id, ok := bytes.CutPrefix(name, []byte("stage/")); ok && !open[string(id)] {
+			ids = append(ids, string(id))
+		}
+		return nil
+	})
+	return ids
+}
+
+// SweepStage removes up to limit keys of the bucket of a published stage
+// id, taking the stage's mark off the records of its sessions, and the
+// bucket once it is empty. It returns true when the bucket is gone; call
+// it again, in a new transaction, until then. The published store reads
+// the same before and after.
+func (t *Tx) SweepStage(id string, limit int) (bool, error) {
+	if t.openStages()[id] {
+		return false, fmt.Errorf("sweeping stage %s: it is not published", id)
+	}
+	b := t.tx.Bucket(stageBucketName(id))
+	if b == nil {
+		return true, nil
+	}
+	var done [][]byte
+	c := b.Cursor()
+	for k, v := c.First(); k != nil && len(done) < limit; k, v = c.Next() {
+		if bytes.HasPrefix(k, []byte("s\x00")) {
+			var s StagedSession
+			if err := json.Unmarshal(v, &s); err != nil {
+				return false, fmt.Errorf("sweeping stage %s: decoding staged session %q: %w", id, k, err)
+			}
+			rec, err := t.sessionRecord(s.Session.NS, s.Session.Session)
+			if err != nil {
+				return false, fmt.Errorf("sweeping stage %s: %w", id, err)
+			}
+			if rec != nil && rec.Stage == id {
+				rec.Stage = ""
+				if err := t.PutSession(rec); err != nil {
+					return false, fmt.Errorf("sweeping stage %s: %w", id, err)
+				}
+			}
+		}
+		done = append(done, bytes.Clone(k))
+	}
+	for _, k := range done {
+		if err := b.Delete(k); err != nil {
+			return false, fmt.Errorf("sweeping stage %s: %w", id, err)
+		}
+	}
+	if len(done) == limit {
+		return false, nil
+	}
+	if err := t.tx.DeleteBucket(stageBucketName(id)); err != nil {
+		return false, fmt.Errorf("sweeping stage %s: %w", id, err)
+	}
+	return true, nil
 }
 
 // DiscardStage removes up to limit records of an unpublished stage: its
@@ -488,6 +652,17 @@ func (t *Tx) DiscardStage(info *StageInfo, limit int) (bool, error) {
 			n += m
 			if n >= limit {
 				continue // more messages of this session next time
+			}
+			// The records WriteStagedSessions wrote, if it got here.
+			rec, err := t.sessionRecord(s.Session.NS, s.Session.Session)
+			if err != nil {
+				return false, err
+			}
+			if rec != nil && rec.Stage == info.ID {
+				if err := t.DeleteSession(rec.NS, rec.Session); err != nil {
+					return false, err
+				}
+				n++
 			}
 		}
 		done = append(done, bytes.Clone(k))

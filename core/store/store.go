@@ -41,7 +41,14 @@ import (
 //	   runs would discard a stage left by a crash without them, and leave
 //	   its vectors and claims behind. An older store is marked 5 by its
 //	   first write, so that such a binary refuses it.
-const SchemaVersion = 5
+//	6: a staged ingest writes its sessions' records, chunk lists and
+//	   dirty marks before its publication, each record marked with the
+//	   stage, which readers pass by while the stage is open (issue 13,
+//	   stage.go); the publication only closes the stage. A binary that
+//	   does not know the mark would show them early, and would leave them
+//	   behind when it discards such a stage, so an older store is marked
+//	   6 by its first write.
+const SchemaVersion = 6
 
 // schemaOK reports whether a stored schema version can be opened.
 func schemaOK(v []byte) bool {
@@ -356,6 +363,10 @@ type Tx struct {
 	// run, when set, takes the hashed buckets' writes of a stage's batch
 	// and is read before them (stagerun.go).
 	run *StageRun
+	// open caches the ids of the open stages for the readers of session
+	// records (stage.go); nil until first asked, reset by the writes
+	// that open or close one.
+	open map[string]bool
 }
 
 func (t *Tx) b(name []byte) Bucket { return t.tx.Bucket(name) }

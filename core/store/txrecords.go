@@ -180,8 +180,14 @@ func (t *Tx) DeleteChunk(c *Chunk) error {
 	return t.MarkIndexDirty(c.ID)
 }
 
-// SessionChunkIDs returns the ids of a session's chunks in order.
+// SessionChunkIDs returns the ids of a session's chunks in order; none
+// for a session of an open stage.
 func (t *Tx) SessionChunkIDs(ns, session string) []string {
+	if len(t.openStages()) > 0 {
+		if s, err := t.sessionRecord(ns, session); err != nil || s != nil && t.hidden(s) {
+			return nil
+		}
+	}
 	prefix := SessionPrefix(ns, session)
 	var ids []string
 	c := t.b(bSessChunks).Cursor()
@@ -221,8 +227,19 @@ func (t *Tx) ForEachChunk(fn func(*Chunk) error) error {
 	})
 }
 
-// Session returns what the store knows of a session, or nil.
+// Session returns what the store knows of a session, or nil; a session
+// of an open stage is not known yet.
 func (t *Tx) Session(ns, session string) (*Session, error) {
+	s, err := t.sessionRecord(ns, session)
+	if err != nil || s == nil || t.hidden(s) {
+		return nil, err
+	}
+	return s, nil
+}
+
+// sessionRecord returns a session's record, or nil, whether or not it
+// belongs to an open stage.
+func (t *Tx) sessionRecord(ns, session string) (*Session, error) {
 	v := t.b(bSessions).Get(sessionKey(ns, session))
 	if v == nil {
 		return nil, nil
@@ -239,12 +256,16 @@ func (t *Tx) PutSession(s *Session) error {
 	return t.putJSON(bSessions, sessionKey(s.NS, s.Session), s)
 }
 
-// ForEachSession calls fn for every session record.
+// ForEachSession calls fn for every session record but those of the open
+// stages.
 func (t *Tx) ForEachSession(fn func(*Session) error) error {
 	return t.b(bSessions).ForEach(func(k, v []byte) error {
 		var s Session
 		if err := json.Unmarshal(v, &s); err != nil {
 			return fmt.Errorf("decoding session %q: %w", k, err)
+		}
+		if t.hidden(&s) {
+			return nil
 		}
 		return fn(&s)
 	})
