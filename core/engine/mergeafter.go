@@ -59,6 +59,10 @@ func (e *Engine) mergeIndexAfterIngest(ctx context.Context, minDocs uint64) *Ind
 	}
 	st, _ := m.SegmentStats()
 	start := time.Now()
+	if r, ok := m.(mappedReleaser); ok { // issue 13: see release.go
+		stop := every(indexReleaseTick, r.ReleaseMapped)
+		defer func() { stop(); r.ReleaseMapped() }()
+	}
 	if err := m.Merge(ctx); err != nil {
 		e.logf("huimem: warning: merging the index after the ingest: %v (the index stays as it was)", err)
 		return nil

@@ -206,8 +206,9 @@ func (e *Engine) startStageIndex(ctx context.Context) (*stageIndexer, error) {
 // are, each recording generation gen.
 func (e *Engine) indexStaged(ctx context.Context, chunks []stagedChunk, gen uint64) error {
 	// issue 15: the store pages that the stage's writes mapped need not
-	// stay resident while bleve analyses the batch, where the heap peaks.
-	e.st.ReleaseMapped()
+	// stay resident while bleve analyses the batch, where the heap peaks;
+	// nor (issue 13) the index pages that scorch's background merges read.
+	e.releaseMapped()
 	var docs []index.Doc
 	var removed []string
 	size := 0

@@ -268,8 +268,9 @@ func (e *Engine) readOutbox(ctx context.Context, ids []string, bulk bool, out ch
 		if bulk {
 			// issue 15: the store pages the ingest and this batch's reads
 			// mapped need not stay resident while bleve analyses the
-			// batch, where the heap peaks (10k chunks: 31 of 144 MiB).
-			e.st.ReleaseMapped()
+			// batch, where the heap peaks (10k chunks: 31 of 144 MiB);
+			// and the index's (see releaseMapped).
+			e.releaseMapped()
 		}
 		b.last = end >= len(ids)
 		select {

@@ -117,7 +117,12 @@ func (e *Engine) writeTranscripts(ctx context.Context) error {
 	// goroutines: most of a transcript's cost is its file's creation,
 	// kernel time (0.4–0.9 ms on this machine's ext4) that two writers
 	// spread over two cores.
-	for _, s := range list {
+	for i, s := range list {
+		if i > 0 && i%transcriptRelease == 0 {
+			// issue 13: each session's records are read from the store's
+			// map; 39,400 sessions after 300 MB of JSONL held 280 MiB of it.
+			e.st.ReleaseMapped()
+		}
 		if err := e.reopenFor(s[0], s[1]); err != nil {
 			return fmt.Errorf("writing transcript of session %q: %w", s[1], err)
 		}

@@ -46,4 +46,9 @@
 // divided by the number of chunks. That sum changes as scorch merges
 // segments in the background, so the same data can score, and rank a few
 // deep hits, differently from one run to the next.
+//
+// Persisted segments are read-only shared memory maps of their files.
+// [Index.ReleaseMapped] lets the process's resident set drop the pages
+// that reads and merges mapped (they stay in the page cache), so that a
+// bulk ingest's resident memory need not grow with the index it builds.
 package index

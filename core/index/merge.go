@@ -30,24 +30,35 @@ type SegmentStats struct {
 	Largest, Total uint64
 }
 
+// snapshot returns the index's current snapshot, which holds its
+// segments (none is closed) until it is closed.
+func (x *Index) snapshot() (*scorch.IndexSnapshot, error) {
+	adv, err := x.b.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		r.Close()
+		return nil, fmt.Errorf("a %T is not a scorch snapshot", r)
+	}
+	return snap, nil
+}
+
 // SegmentStats reads how the index's chunks lie in its current
 // segments. After a [Index.Merge], Largest is Total; the chunks added
 // since are Total - Largest.
 func (x *Index) SegmentStats() (SegmentStats, error) {
 	var st SegmentStats
-	adv, err := x.b.Advanced()
+	snap, err := x.snapshot()
 	if err != nil {
 		return st, fmt.Errorf("reading index: %w", err)
 	}
-	r, err := adv.Reader()
-	if err != nil {
-		return st, fmt.Errorf("reading index: %w", err)
-	}
-	defer r.Close()
-	snap, ok := r.(*scorch.IndexSnapshot)
-	if !ok {
-		return st, fmt.Errorf("reading index: a %T is not a scorch snapshot", r)
-	}
+	defer snap.Close()
 	for _, seg := range snap.Segments() {
 		n := seg.Count()
 		st.Segments++

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -326,5 +327,43 @@ func TestCopyBucketsKeepsNestedBuckets(t *testing.T) {
 	}
 	if seqs != [2]uint64{7, 3} {
 		t.Errorf("sequences %v, want [7 3]", seqs)
+	}
+}
+
+// TestSlabClone: each copy equals its source, owns its bytes (changing
+// the source or appending to the copy changes no other copy), whatever
+// its size against the slab's blocks.
+func TestSlabClone(t *testing.T) {
+	tests := []struct {
+		name  string
+		sizes []int
+	}{
+		{"empty", []int{0, 0}},
+		{"small ones share a block", []int{1, 10, 100, 1000}},
+		{"one fills the block", []int{slabBlock - 5, 10, 3}},
+		{"larger than a block", []int{3, slabBlock + 1, 7}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s slab
+			var srcs, copies [][]byte
+			for i, n := range tt.sizes {
+				p := bytes.Repeat([]byte{byte('a' + i)}, n)
+				c := s.clone(p)
+				if !bytes.Equal(c, p) {
+					t.Fatalf("copy %d differs from its source", i)
+				}
+				srcs, copies = append(srcs, bytes.Clone(p)), append(copies, c)
+				for j := range p {
+					p[j] = 0 // the source's page is let go
+				}
+				_ = append(c, 'x') // capped: must not write into the next copy
+			}
+			for i := range copies {
+				if !bytes.Equal(copies[i], srcs[i]) {
+					t.Errorf("copy %d changed after the later ones were made", i)
+				}
+			}
+		})
 	}
 }

@@ -5,8 +5,11 @@ package store
 // calls it between its phases (issue 15), since the pages its writes and
 // reads mapped would otherwise stay resident beside the heap of the next
 // phase. The pages stay in the page cache, and what is read again is
-// mapped again; values that transactions still hold stay valid. It does
-// nothing in a KV ([OpenKV]) or off Linux.
+// mapped again; values that transactions still hold stay valid. It may
+// run beside other transactions, from another goroutine (a staged ingest
+// calls it every 100 ms, issue 13): it is a short read transaction, so a
+// commit that must grow the map waits for it, never the other way round.
+// It does nothing in a KV ([OpenKV]) or off Linux.
 func (s *Store) ReleaseMapped() {
 	s.View(func(tx *Tx) error {
 		tx.releaseMapped()
