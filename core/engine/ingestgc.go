@@ -56,9 +56,8 @@ var bulkGC struct {
 	depth int
 	// percent is the GOGC to restore.
 	percent int
-	// stop ends the goroutine that follows the live heap.
-	stop chan struct{}
-	done chan struct{}
+	// stop ends the following of the live heap.
+	stop func()
 	// overlap counts the staged ingests whose indexing overlaps their
 	// staging (see beginOverlapGC).
 	overlap atomic.Int32
@@ -81,10 +80,7 @@ func beginBulkGC() (end func()) {
 	if bulkGC.depth == 0 {
 		bulkGC.percent = debug.SetGCPercent(100) // reads it, and puts it back:
 		debug.SetGCPercent(bulkGC.percent)
-		bulkGC.stop, bulkGC.done = make(chan struct{}), make(chan struct{})
-		started := make(chan struct{})
-		go followLiveHeap(bulkGC.percent, started, bulkGC.stop, bulkGC.done)
-		<-started
+		bulkGC.stop = followLiveHeap(bulkGC.percent)
 	}
 	bulkGC.depth++
 	var once sync.Once
@@ -93,19 +89,17 @@ func beginBulkGC() (end func()) {
 			bulkGC.mu.Lock()
 			defer bulkGC.mu.Unlock()
 			if bulkGC.depth--; bulkGC.depth == 0 {
-				close(bulkGC.stop)
-				<-bulkGC.done
+				bulkGC.stop()
 				debug.SetGCPercent(bulkGC.percent)
 			}
 		})
 	}
 }
 
-// followLiveHeap applies [bulkGCPercent] for the live heap now (then
-// closes started) and every bulkGCTick, given the GOGC from before,
-// until stop is closed; then it closes done (the caller puts GOGC back).
-func followLiveHeap(percent int, started chan<- struct{}, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
+// followLiveHeap applies [bulkGCPercent] for the live heap now and every
+// bulkGCTick, given the GOGC from before, until the returned function is
+// called (the caller then puts GOGC back).
+func followLiveHeap(percent int) (stop func()) {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	cur := percent
 	apply := func() {
@@ -115,17 +109,7 @@ func followLiveHeap(percent int, started chan<- struct{}, stop <-chan struct{}, 
 		}
 	}
 	apply()
-	close(started)
-	t := time.NewTicker(bulkGCTick)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			apply()
-		}
-	}
+	return every(bulkGCTick, apply)
 }
 
 // bulkGCPercent returns GOGC for a bulk ingest with live bytes live,

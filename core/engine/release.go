@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"sync"
-	"time"
-)
+import "time"
 
 // Letting mapped pages go during a bulk ingest (issues 13 and 15). The
 // store and the index are files mapped into memory; what a phase reads
@@ -61,8 +58,8 @@ func every(tick time.Duration, fn func()) (stop func()) {
 			}
 		}
 	}()
-	return sync.OnceFunc(func() {
+	return func() {
 		close(quit)
 		<-done
-	})
+	}
 }
