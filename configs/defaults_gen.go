@@ -53,6 +53,7 @@ func DefaultMap() map[string]any {
 			"pool_factor":             4,
 			"reply_boost":             float64(0.3),
 			"session_boost":           float64(0.4),
+			"strict_time":             false,
 			"time_pool_factor":        15,
 			"top_k":                   5,
 			"vector_weight":           float64(0.1),

@@ -147,6 +147,10 @@ type RetrieverConfig struct {
 	// contributes.
 	MaxScanWeeks int `mapstructure:"max_scan_weeks" json:"max_scan_weeks" yaml:"max_scan_weeks"`
 	PerWeek      int `mapstructure:"per_week" json:"per_week" yaml:"per_week"`
+	// StrictTime keeps a query's time phrase as a hard window even when it
+	// holds nothing relevant. By default recall then searches the rest of
+	// the time the query allows and sets Results.Widened.
+	StrictTime bool `mapstructure:"strict_time" json:"strict_time" yaml:"strict_time"`
 }
 
 // ArchiveConfig controls weekly archives.

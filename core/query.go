@@ -98,4 +98,8 @@ type Results struct {
 	ResolvedTime *TimeRange `json:"resolved_time,omitempty"`
 	// ScannedWeeks lists the weeks a progressive scan searched, in order.
 	ScannedWeeks []string `json:"scanned_weeks,omitempty"`
+	// Widened is set when the window of the query's time phrase held
+	// nothing relevant, so the hits come from all of the time the query
+	// allowed without the phrase (its since, before and filter).
+	Widened bool `json:"widened,omitempty"`
 }

@@ -57,6 +57,8 @@ configs=(
   "ablation: context 0.6|${R}_CONTEXT_BOOST=0.6|nopol"
   "ablation: context 0, no floor|${R}_CONTEXT_BOOST=0 ${R}_MIN_RELEVANCE=0|nopol"
   "ablation: pool factor 10|${R}_POOL_FACTOR=10|nopol"
+  "ablation: strict time (an empty window stays empty)|${R}_STRICT_TIME=true"
+  "ablation: strict time, no floor|${R}_STRICT_TIME=true ${R}_MIN_RELEVANCE=0|nopol"
   "ablation: hash 0.6/0.4|${R}_VECTOR_WEIGHT=0.6 ${R}_BM25_WEIGHT=0.4|nopol"
   "ablation: BM25 only|${R}_VECTOR_WEIGHT=0 ${R}_BM25_WEIGHT=1|nopol"
   "ablation: RRF|${R}_FUSION=rrf|nopol"

@@ -125,7 +125,9 @@
 //	  in the past                                    d0 - 1 year    ref          month
 //
 // "before" counts only at the end of a clause ("what did we say before?"),
-// not in "before the launch".
+// not in "before the launch", and not in a yes/no question ("Have I used
+// Bootstrap before?", "did we … before?") or after "ever" or "never":
+// those ask whether something happened at all.
 //
 // # Words that are not phrases
 //

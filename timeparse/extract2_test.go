@@ -36,7 +36,7 @@ func TestExtract2(t *testing.T) {
 		{"What event did John volunteer at last weekend?", d("2026-11-21", "2026-11-23"), "last weekend", "What event did John volunteer at?", true},
 		{"what did we say at 3pm", h("2026-11-29 15:00", "2026-11-29 16:00"), "at 3pm", "what did we say", true},
 		{"3月中国发布了什么", mo("2026-03-01", "2026-04-01"), "3月", "中国发布了什么", true},
-		{"Have I used Bootstrap in my project before?", f("2025-11-29", sundayRef, Monthly), "before", "Have I used Bootstrap in my project?", true},
+		{"Which library did we pick before? Have we tested it?", f("2025-11-29", sundayRef, Monthly), "before", "Which library did we pick? Have we tested it?", true},
 		// Ordinary words stay text.
 		{"May I ask what we discussed?", want{}, "", "May I ask what we discussed?", false},
 		{"what was the second option?", want{}, "", "what was the second option?", false},
@@ -47,6 +47,10 @@ func TestExtract2(t *testing.T) {
 		{"I think we should march the 3rd battalion", want{}, "", "I think we should march the 3rd battalion", false},
 		{"How long ago was Caroline's 18th birthday?", want{}, "", "How long ago was Caroline's 18th birthday?", false},
 		{"Have I ever practiced conditional probability problems before?", want{}, "", "Have I ever practiced conditional probability problems before?", false},
+		// A yes/no question's "before" means at any time, as "ever" does.
+		{"Have I used Bootstrap in my project before?", want{}, "", "Have I used Bootstrap in my project before?", false},
+		{"Did we talk about the budget before?", want{}, "", "Did we talk about the budget before?", false},
+		{"OK. Has Alice mentioned Kyoto before?", want{}, "", "OK. Has Alice mentioned Kyoto before?", false},
 		{"the class attended on Tuesdays at 6 PM", want{}, "", "the class attended on Tuesdays at 6 PM", false},
 		{"meet the week after the launch", want{}, "", "meet the week after the launch", false},
 		{"我上年纪了", want{}, "", "我上年纪了", false},

@@ -49,6 +49,9 @@ func enUnitOf(w string) (unit, int) {
 var (
 	howRe  = lazyRegexp(`(?i)\bhow\s+$`)
 	everRe = lazyRegexp(`(?i)\b(?:ever|never)\b`)
+	// yesNoRe matches the start of a yes/no question: "Have I used
+	// Bootstrap before?" asks whether it ever happened, as "ever" does.
+	yesNoRe = lazyRegexp(`(?i)^\s*(?:have|has|had|did|do|does)\b`)
 )
 
 // enMonthOf reads an English month name.
@@ -276,8 +279,9 @@ var enRules = []rule{
 	// "before" on its own, at the end of a clause: "what did we say before?"
 	// but not "before the launch".
 	needEnd(mkRule(scriptLatin, `(?i)before`, func(s *scanner, m match) (val, error) {
-		if everRe().MatchString(s.text[:m.start]) {
-			return val{}, errSkip // "Have I ever ... before?" means at any time
+		clause := s.text[strings.LastIndexAny(s.text[:m.start], ".?!;\n")+1 : m.start]
+		if everRe().MatchString(s.text[:m.start]) || yesNoRe().MatchString(clause) {
+			return val{}, errSkip // "Have I (ever) ... before?" means at any time
 		}
 		return s.fuzzy(fuzzyBefore), nil
 	})),

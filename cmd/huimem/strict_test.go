@@ -68,14 +68,22 @@ func TestReadmeTimeExampleOnUTCMachine(t *testing.T) {
 	}
 
 	// Without a zone, the machine's (UTC) is used, and the output says so:
-	// the afternoon in UTC is the evening in +08:00.
-	os.Remove(filepath.Join(home, "config.yaml"))
+	// the afternoon in UTC is the evening in +08:00. With strict time the
+	// window holds nothing, and stays empty.
+	const utc = `searched "上周三下午": 2026-11-18 12:00 .. 18:00 (UTC+00:00)`
+	writeConfig(t, home, "retriever:\n  strict_time: true\n")
 	out, _, _ = cli(t, home, "recall", query, "--now", "2026-11-29")
-	if want := `searched "上周三下午": 2026-11-18 12:00 .. 18:00 (UTC+00:00)`; !strings.HasPrefix(out, want+"\n") {
-		t.Errorf("in UTC, output does not start with %q:\n%s", want, out)
+	if !strings.HasPrefix(out, utc+"\n") {
+		t.Errorf("in UTC, output does not start with %q:\n%s", utc, out)
 	}
 	if strings.Contains(out, "chat_deploy-bug.md:L9-L13") {
 		t.Errorf("in UTC, the +08:00 afternoon message should be outside the window:\n%s", out)
+	}
+	// By default recall then widens to other times, and says so.
+	os.Remove(filepath.Join(home, "config.yaml"))
+	out, _, _ = cli(t, home, "recall", query, "--now", "2026-11-29")
+	if want := utc + "; nothing relevant there, so widened to other times\n"; !strings.HasPrefix(out, want) || !strings.Contains(out, "chat_deploy-bug.md:L9-L13") {
+		t.Errorf("in UTC, want %q and the deploy bug from outside the window:\n%s", want, out)
 	}
 
 	// A vague phrase scans weeks, and says which.

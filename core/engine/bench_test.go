@@ -117,12 +117,18 @@ func BenchmarkRecall(b *testing.B) {
 			{"plain", core.Query{Text: "what was the budget for the hotel trip"}},
 			{"week", core.Query{Text: "what was the budget for the hotel trip", Since: week, Before: week.Add(7 * 24 * time.Hour)}},
 			{"context", core.Query{Text: "kyoto temple garden " + synth.ZhWord(40), Context: 2}},
+			// A time phrase whose window holds nothing: the search of the
+			// window, then the widened one.
+			{"widened", core.Query{Text: "what was the budget for the hotel trip in 2019"}},
 		} {
 			b.Run(fmt.Sprintf("chunks=%d/%s", n, tt.name), func(b *testing.B) {
 				var err error
 				resultSink, err = e.Recall(b.Context(), tt.q) // warm the caches
 				if err != nil {
 					b.Fatal(err)
+				}
+				if want := tt.name == "widened"; resultSink.Widened != want {
+					b.Fatalf("widened %v, want %v", resultSink.Widened, want)
 				}
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {

@@ -26,6 +26,10 @@ type queryPlan struct {
 	// hits.
 	scan, scanIfShort bool
 	scanFrom, scanTo  time.Time
+	// outerSince and outerBefore are the window without the time phrase's:
+	// the caller's since/before and the filter's time bounds. Recall
+	// widens to it when the phrase's window holds nothing relevant.
+	outerSince, outerBefore time.Time
 }
 
 // planQuery reduces a long q.Text to its question (see sanitizeQuery) and
@@ -47,6 +51,7 @@ func (e *Engine) planQuery(q core.Query) (*queryPlan, error) {
 		p.since, p.before = intersect(p.since, p.before, start, end)
 	}
 	timeGiven := !p.since.IsZero() || !p.before.IsZero()
+	p.outerSince, p.outerBefore = p.since, p.before
 	if !q.NoTime {
 		if r, rest, ok := timeparse.Extract(p.text, p.now); ok {
 			p.resolved = &core.TimeRange{Start: r.Start, End: r.End, Granularity: r.Granularity.String(), Fuzzy: r.Fuzzy, Text: r.Text}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"slices"
 
 	"github.com/huimemory/huimemory/core"
@@ -115,8 +116,10 @@ const minFloorChunks = 500
 // when none of them reaches the floor, the query found nothing and it
 // returns none. (A floor on every hit, or on every hit at half the
 // floor, cost more recall than it saved: see docs/recall-quality.md.)
-// Without query text every candidate has relevance 1.
-func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, cands []cand, k int, floor float64) ([]cand, error) {
+// Without query text every candidate has relevance 1. An index of fewer
+// than minFloorChunks chunks has no floor; with wordsNeeded set, one of
+// the hits must still hold a query term (relevance above 0).
+func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, cands []cand, k int, floor float64, wordsNeeded bool) ([]cand, error) {
 	if text == "" {
 		for i := range cands {
 			cands[i].rel = 1
@@ -129,6 +132,9 @@ func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, can
 	}
 	if r.n < minFloorChunks {
 		floor = 0
+		if wordsNeeded {
+			floor = math.SmallestNonzeroFloat64
+		}
 	}
 	top := cands[:min(k, len(cands))]
 	ids := make([]string, len(top))

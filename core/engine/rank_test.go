@@ -85,6 +85,11 @@ func TestSanitizeQuery(t *testing.T) {
 		{"tail", strings.Repeat("x", 250), strings.Repeat("x", 200)},
 		{"long question kept whole", longQ, longQ},
 		{"long question after a prompt", prompt + "\nUser: " + longQ, longQ},
+		{"the message after a blank line", prompt + "\n\nUser: I'm building a portfolio site with About and Projects sections. Can you help with the layout?",
+			"I'm building a portfolio site with About and Projects sections. Can you help with the layout?"},
+		{"a chinese message after a blank line", prompt + "\n\n用户：我们上次选了哪个数据库。为什么？", "我们上次选了哪个数据库。为什么？"},
+		{"a last paragraph too short to be a message", prompt + "\nWhich GPU did I buy?\n\nok", "Which GPU did I buy?"},
+		{"a last paragraph too long", prompt + "\n\n" + strings.Repeat("word ", 130) + "and which GPU did I buy?", "word " + strings.TrimSpace(strings.Repeat("word ", 130)[650-(600-29):]) + " and which GPU did I buy?"},
 		{"very long question keeps its end", strings.Repeat("word ", 150) + "ok?", strings.TrimSpace(strings.Repeat("word ", 150)[750-597:]) + " ok?"},
 	}
 	for _, tt := range tests {

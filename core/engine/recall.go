@@ -88,8 +88,14 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 	if err != nil {
 		return nil, err
 	}
-	if hits, err = e.withRelevance(ctx, ix, plan.text, hits, k, *e.cfg.Retriever.MinRelevance); err != nil {
+	if hits, err = e.withRelevance(ctx, ix, plan.text, hits, k, *e.cfg.Retriever.MinRelevance, false); err != nil {
 		return nil, err
+	}
+	if len(hits) == 0 && plan.resolved != nil && plan.text != "" && !e.cfg.Retriever.StrictTime {
+		if hits, err = e.widen(ctx, ix, q.Namespace, plan, k); err != nil {
+			return nil, err
+		}
+		res.Widened = len(hits) > 0
 	}
 	if hits, err = e.checkFilter(plan.filter, hits); err != nil {
 		return nil, err
@@ -99,6 +105,23 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 		return nil, err
 	}
 	return res, nil
+}
+
+// widen searches the time the query allows outside its time phrase's
+// window, for a query whose window held nothing relevant. People misplace
+// events in time ("last year" for something said fourteen months ago,
+// "recently" for last quarter), and the hits carry their dates for the LLM
+// to judge. In a memory too small for the relevance floor a hit must still
+// hold one of the query's words: a widened search is a second guess, and
+// noise from other times would mislead.
+func (e *Engine) widen(ctx context.Context, ix Lexical, ns string, plan *queryPlan, k int) ([]cand, error) {
+	p := params{text: plan.text, ns: ns, since: plan.outerSince, before: plan.outerBefore, filter: plan.filter, k: k}
+	p.pool = e.poolSize(k, !p.since.IsZero() || !p.before.IsZero())
+	hits, err := e.search(ctx, ix, p)
+	if err != nil {
+		return nil, err
+	}
+	return e.withRelevance(ctx, ix, plan.text, hits, k, *e.cfg.Retriever.MinRelevance, true)
 }
 
 // mergeCands appends the candidates of b that a lacks.

@@ -19,7 +19,9 @@ const maxQuestion = 600
 // paste their whole system prompt, or a conversation, in front of the
 // user's question; searched as it is, the prompt's words swamp the
 // question's. A query of up to maxCleanQuery characters is returned as it
-// is. A longer one is cut into sentences (at . ! ? 。！？ ; and line
+// is. A longer one with several paragraphs whose last is a meaningful
+// message of at most maxQuestion characters is reduced to that paragraph
+// (see lastParagraph). Otherwise it is cut into sentences (at . ! ? 。！？ ; and line
 // breaks) and reduced to its last question (a sentence ending in ? or
 // ？), else its last meaningful sentence (at least three words, or four
 // Chinese, Japanese or Korean characters), either kept whole up to
@@ -28,6 +30,9 @@ const maxQuestion = 600
 func sanitizeQuery(q string) string {
 	if utf8.RuneCountInString(q) <= maxCleanQuery {
 		return q
+	}
+	if p, ok := lastParagraph(q); ok {
+		return p
 	}
 	sents := sentences(q)
 	for i := len(sents) - 1; i >= 0; i-- {
@@ -42,6 +47,25 @@ func sanitizeQuery(q string) string {
 		}
 	}
 	return clip(q, maxCleanQuery)
+}
+
+// lastParagraph returns the last paragraph of q (the text after its last
+// blank line), without a leading speaker label, when q has more than one
+// paragraph and the last is a meaningful message of at most maxQuestion
+// characters: a host that pastes its prompt in front of the user's message
+// sets the message apart, and the whole message is the question, with the
+// sentences that give its subject.
+func lastParagraph(q string) (string, bool) {
+	q = strings.TrimSpace(q)
+	i := max(strings.LastIndex(q, "\n\n"), strings.LastIndex(q, "\r\n\r\n"))
+	if i < 0 {
+		return "", false
+	}
+	p := stripLabel(strings.TrimSpace(q[i:]))
+	if !meaningful(p) || utf8.RuneCountInString(p) > maxQuestion {
+		return "", false
+	}
+	return p, true
 }
 
 // sentences splits text after sentence terminators and at line breaks,

@@ -210,3 +210,100 @@ func TestNoTimeKeepsThePhraseAsText(t *testing.T) {
 		t.Errorf("impossible date: %+v %v", res.ResolvedTime, err)
 	}
 }
+
+// TestEmptyTimeWindowWidens checks that a time phrase whose window holds
+// nothing relevant gives the best hits from the rest of the time the query
+// allows, and says so; a window that holds something is kept.
+func TestEmptyTimeWindowWidens(t *testing.T) {
+	e := openTest(t)
+	ingest(t, e, weeklyCorpus())
+	first := time.Date(2026, 7, 6, 0, 0, 0, 0, cst) // the corpus's first Monday
+	tests := []struct {
+		name        string
+		q           core.Query
+		wantWidened bool
+		wantHits    bool
+		since       time.Time // every hit at or after it
+		inWindow    bool      // every hit inside the resolved window
+	}{
+		{"a year with nothing", core.Query{Text: "红烧肉 in 2025"}, true, true, first, false},
+		{"a month with the subject", core.Query{Text: "红烧肉 in October"}, false, true, time.Time{}, true},
+		{"the caller's since still holds", core.Query{Text: "红烧肉 in 2025", Since: time.Date(2026, 11, 1, 0, 0, 0, 0, cst)}, true, true, time.Date(2026, 11, 1, 0, 0, 0, 0, cst), false},
+		{"a fuzzy phrase with nothing", core.Query{Text: "红烧肉 recently", Now: refNow.AddDate(1, 0, 0)}, true, true, first, false},
+		{"nothing anywhere", core.Query{Text: "in 2025", Filter: "session = 'none'"}, false, false, time.Time{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := tt.q
+			q.TopK = 4 // the corpus has four sessions about 红烧肉 in October
+			if q.Now.IsZero() {
+				q.Now = refNow
+			}
+			res, err := e.Recall(t.Context(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rt := res.ResolvedTime
+			if rt == nil {
+				t.Fatalf("no time resolved for %q", q.Text)
+			}
+			if res.Widened != tt.wantWidened || (len(res.Hits) > 0) != tt.wantHits {
+				t.Fatalf("widened %v with %d hits, want widened %v, hits %v", res.Widened, len(res.Hits), tt.wantWidened, tt.wantHits)
+			}
+			for _, h := range res.Hits {
+				if h.Time.Before(tt.since) {
+					t.Errorf("hit %s at %v is before %v", h.ID, h.Time, tt.since)
+				}
+				if tt.inWindow && (h.Time.Before(rt.Start) || !h.Time.Before(rt.End)) {
+					t.Errorf("hit %s at %v is outside [%v, %v)", h.ID, h.Time, rt.Start, rt.End)
+				}
+				if !strings.HasSuffix(h.Session, "-sat") {
+					t.Errorf("hit %s of session %s is not about 红烧肉", h.ID, h.Session)
+				}
+			}
+		})
+	}
+}
+
+// TestWidenPastTheFloor checks widening where the window holds chunks but
+// none reaches the relevance floor: without it, the query would find
+// nothing.
+func TestWidenPastTheFloor(t *testing.T) {
+	e := openTest(t)
+	msgs := corpus(7, 600, 20, time.Date(2026, 1, 5, 9, 0, 0, 0, cst))
+	at := time.Date(2026, 3, 10, 9, 0, 0, 0, cst)
+	msgs = append(msgs,
+		msg("narwhal", at, core.RoleUser, "We booked the narwhal expedition to Svalbard for the summer."),
+		msg("narwhal", at.Add(time.Minute), core.RoleAssistant, "Noted: the Svalbard narwhal expedition."))
+	ingest(t, e, msgs)
+	now := time.Date(2026, 4, 1, 12, 0, 0, 0, cst)
+	res, err := e.Recall(t.Context(), core.Query{Text: "the narwhal expedition in January", Now: now, TopK: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ResolvedTime == nil || !res.Widened || len(res.Hits) == 0 || res.Hits[0].Session != "narwhal" {
+		t.Fatalf("resolved %+v, widened %v, hits %v; want the narwhal session, widened", res.ResolvedTime, res.Widened, res.Hits)
+	}
+	// The same question about a month that has it is not widened.
+	res, err = e.Recall(t.Context(), core.Query{Text: "the narwhal expedition in March", Now: now, TopK: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Widened || len(res.Hits) == 0 || res.Hits[0].Session != "narwhal" {
+		t.Fatalf("widened %v, hits %v; want the narwhal session, not widened", res.Widened, res.Hits)
+	}
+}
+
+// TestStrictTimeKeepsTheWindow checks retriever.strict_time: a window
+// that holds nothing stays empty.
+func TestStrictTimeKeepsTheWindow(t *testing.T) {
+	e := openTest(t, func(c *core.Config) { c.Retriever.StrictTime = true })
+	ingest(t, e, weeklyCorpus())
+	res, err := e.Recall(t.Context(), core.Query{Text: "红烧肉 in 2025", Now: refNow, TopK: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Widened || len(res.Hits) != 0 {
+		t.Fatalf("strict time: widened %v with %d hits, want none", res.Widened, len(res.Hits))
+	}
+}

@@ -34,7 +34,8 @@ func FormatRecall(res *core.Results) string {
 }
 
 // Scope describes where a recall searched: "all of memory", a resolved
-// time range, or the weeks a progressive scan visited.
+// time range, or the weeks a progressive scan visited, and whether recall
+// widened past the range because it held nothing relevant.
 func Scope(res *core.Results) string {
 	var parts []string
 	if t := res.ResolvedTime; t != nil {
@@ -53,6 +54,9 @@ func Scope(res *core.Results) string {
 	}
 	if len(parts) == 0 {
 		return "all of memory"
+	}
+	if res.Widened {
+		parts = append(parts, "nothing relevant there, so widened to other times")
 	}
 	return strings.Join(parts, "; ")
 }

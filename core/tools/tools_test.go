@@ -481,9 +481,9 @@ func TestToolsDispatchRecall(t *testing.T) {
 func TestToolsDispatchNothingFound(t *testing.T) {
 	d := newDispatcher(newMemory(t), tools.Options{})
 	for _, tc := range []struct{ args, want string }{
-		// 上周 from Thursday 2026-12-10 is 2026-11-30 .. 2026-12-06: no messages.
-		{`{"query":"上周部署的时候出了什么问题"}`, `No memories found for "上周部署的时候出了什么问题" (searched "上周": 2026-11-30 .. 2026-12-06 (UTC+08:00)).`},
-		{`{"query":"what did I read last week?"}`, `No memories found for "what did I read last week?" (searched "last week": 2026-11-30 .. 2026-12-06 (UTC+08:00)).`},
+		// "last week" from Thursday 2026-12-10 is 2026-11-30 .. 2026-12-06:
+		// no messages, and nothing anywhere about narwhals.
+		{`{"query":"what did we say about the narwhal last week?"}`, `No memories found for "what did we say about the narwhal last week?" (searched "last week": 2026-11-30 .. 2026-12-06 (UTC+08:00)).`},
 		// The deploy bug was two weeks ago; since bounds the search.
 		{`{"query":"CUDA out of memory","since":"2026-12-01"}`, `No memories found for "CUDA out of memory" (searched all of memory).`},
 	} {
@@ -498,8 +498,19 @@ func TestToolsDispatchNothingFound(t *testing.T) {
 			t.Errorf("%s: nothing-found text shows turns or does not warn against guessing:\n%s", tc.args, text)
 		}
 	}
+	// A time phrase whose week holds nothing widens to other times, and
+	// says so: the deploy bug was two weeks before "上周", the book a week.
+	for _, tc := range []struct{ args, scope, has string }{
+		{`{"query":"上周部署的时候出了什么问题"}`, `"上周": 2026-11-30 .. 2026-12-06 (UTC+08:00); nothing relevant there, so widened to other times`, "OLLAMA_NUM_PARALLEL=1"},
+		{`{"query":"what did I read last week?"}`, `"last week": 2026-11-30 .. 2026-12-06 (UTC+08:00); nothing relevant there, so widened to other times`, "The Three-Body Problem"},
+	} {
+		text, err := d.Dispatch(t.Context(), tools.RecallMemory, tc.args)
+		if err != nil || !strings.HasPrefix(text, "Found ") || !strings.Contains(text, "(searched "+tc.scope+").") || !strings.Contains(text, tc.has) {
+			t.Errorf("%s widened: err %v\n%s\nwant the scope %s and %q", tc.args, err, text, tc.scope, tc.has)
+		}
+	}
 	// The same topic two weeks back is found: the range, not the words,
-	// made the search above come back empty.
+	// made the since-bounded search above come back empty.
 	text, err := d.Dispatch(t.Context(), tools.RecallMemory, `{"query":"CUDA out of memory","since":"2026-11-16","before":"2026-11-23"}`)
 	if err != nil || !strings.Contains(text, "OLLAMA_NUM_PARALLEL=1") {
 		t.Errorf("CUDA in its week: err %v\n%s", err, text)

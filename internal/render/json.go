@@ -16,6 +16,9 @@ type JSONResults struct {
 	Results      []JSONHit       `json:"results"`
 	ResolvedTime *core.TimeRange `json:"resolved_time,omitempty"`
 	ScannedWeeks []string        `json:"scanned_weeks,omitempty"`
+	// Widened is set when the time phrase's window held nothing relevant
+	// and the results come from the rest of the time the query allowed.
+	Widened bool `json:"widened,omitempty"`
 	// Error is set, and Results empty, when one query of a batch failed.
 	Error string `json:"error,omitempty"`
 }
@@ -76,7 +79,7 @@ func NewJSONHits(hits []core.Hit) []JSONHit {
 func NewJSONResults(r *core.Results) JSONResults {
 	return JSONResults{
 		Query: r.Query, SearchText: r.SearchText, Results: NewJSONHits(r.Hits),
-		ResolvedTime: r.ResolvedTime, ScannedWeeks: r.ScannedWeeks,
+		ResolvedTime: r.ResolvedTime, ScannedWeeks: r.ScannedWeeks, Widened: r.Widened,
 	}
 }
 
