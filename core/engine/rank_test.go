@@ -72,6 +72,7 @@ func TestSanitizeQuery(t *testing.T) {
 	longQ := "Considering my form validation code, the lazy loading setup, the anonymised analytics tracking and the bounce rate monitoring " +
 		"that we discussed over the last weeks, how can I estimate the combined impact on user experience and on site performance?"
 	prompt := strings.Repeat("You are a helpful assistant. Follow the rules below carefully. ", 5)
+	longPara := strings.Repeat("word ", 130) + "and which GPU did I buy?"
 	tests := []struct {
 		name, in, want string
 	}{
@@ -89,7 +90,8 @@ func TestSanitizeQuery(t *testing.T) {
 			"I'm building a portfolio site with About and Projects sections. Can you help with the layout?"},
 		{"a chinese message after a blank line", prompt + "\n\n用户：我们上次选了哪个数据库。为什么？", "我们上次选了哪个数据库。为什么？"},
 		{"a last paragraph too short to be a message", prompt + "\nWhich GPU did I buy?\n\nok", "Which GPU did I buy?"},
-		{"a last paragraph too long", prompt + "\n\n" + strings.Repeat("word ", 130) + "and which GPU did I buy?", "word " + strings.TrimSpace(strings.Repeat("word ", 130)[650-(600-29):]) + " and which GPU did I buy?"},
+		// Its one question, of 674 characters, keeps its last 600, trimmed.
+		{"a last paragraph too long", prompt + "\n\n" + longPara, strings.TrimSpace(longPara[len(longPara)-600:])},
 		{"very long question keeps its end", strings.Repeat("word ", 150) + "ok?", strings.TrimSpace(strings.Repeat("word ", 150)[750-597:]) + " ok?"},
 	}
 	for _, tt := range tests {

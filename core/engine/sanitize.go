@@ -21,8 +21,8 @@ const maxQuestion = 600
 // question's. A query of up to maxCleanQuery characters is returned as it
 // is. A longer one with several paragraphs whose last is a meaningful
 // message of at most maxQuestion characters is reduced to that paragraph
-// (see lastParagraph). Otherwise it is cut into sentences (at . ! ? 。！？ ; and line
-// breaks) and reduced to its last question (a sentence ending in ? or
+// (see lastParagraph). Otherwise it is cut into sentences (at . ! ? 。！？
+// ; and line breaks) and reduced to its last question (a sentence ending in ? or
 // ？), else its last meaningful sentence (at least three words, or four
 // Chinese, Japanese or Korean characters), either kept whole up to
 // maxQuestion characters (longer, its last maxQuestion), else its last
