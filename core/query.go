@@ -69,7 +69,9 @@ type Hit struct {
 
 // TimeRange is the time window a query's time phrase resolved to.
 type TimeRange struct {
-	Start       time.Time `json:"start"`
+	// Start is zero, and left out of JSON, for a range open at the start
+	// ("before April 9", "截至上周五").
+	Start       time.Time `json:"start,omitzero"`
 	End         time.Time `json:"end"`
 	Granularity string    `json:"granularity,omitempty"`
 	Fuzzy       bool      `json:"fuzzy"`

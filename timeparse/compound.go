@@ -14,11 +14,19 @@ var prefixRe = gatedRegexp(`^(?:(?i:(?:on|in|during|over|for|at|within)\s+)|在|
 
 var (
 	// openRe matches a word that opens a range; the group says which.
-	openRe    = gatedRegexp(`^(?:(?i:(?P<from>from)\s+|(?P<between>between)\s+|(?P<since>since)\s+)|(?P<since>自从)|(?P<from>从|自|由))`)
+	openRe    = gatedRegexp(`^(?:(?i:(?P<from>from)\s+|(?P<between>between)\s+|(?P<since>since)\s+|(?P<before>before|prior\s+to)\s+|(?P<until>until|till|up\s+to)\s+|(?P<after>after)\s+)|(?P<since>自从)|(?P<until>截至|截止到?|直到)|(?P<from>从|自|由))`)
 	connectRe = lazyRegexp(`^\s*(?:(?i:(?:to|until|till|til|through|thru)\b)|到|至|-|–|—|~|～)\s*`)
 	andRe     = lazyRegexp(`^\s+(?i:and)\s+`)
 	closeRe   = lazyRegexp(`^\s*(?:之间|期间|这段时间)`)
 	sinceRe   = lazyRegexp(`^\s*(?:以来|至今|到现在|到目前为止|(?i:(?:to|until|till)\s+(?:now|date|the\s+present)\b))`)
+	// beforeRe and afterRe match the Chinese words that close an open
+	// range: "4月9日之前", "4月9日以后".
+	beforeRe = lazyRegexp(`^\s*(?:之前|以前)`)
+	afterRe  = lazyRegexp(`^\s*(?:之后|以后)`)
+	// anchoredRe matches a time word just before "before" or "after":
+	// "the week before August 3", "two weeks after Monday" count from the
+	// date, and are not open ranges.
+	anchoredRe = lazyRegexp(`(?i)\b(?:weeks?|weekends?|days?|nights?|months?|years?|hours?|mornings?|afternoons?|evenings?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\s+$`)
 )
 
 type opener int
@@ -28,6 +36,9 @@ const (
 	openFrom
 	openBetween
 	openSince
+	openBefore // before X: up to the start of X
+	openUntil  // until X: up to the end of X
+	openAfter  // after X: from the end of X up to the reference time
 )
 
 // compounds returns the singles at offset i, and the ranges and "since"
@@ -48,6 +59,12 @@ func (s *scanner) compounds(i int) []cand {
 					kind = openBetween
 				case "since":
 					kind = openSince
+				case "before":
+					kind = openBefore
+				case "until":
+					kind = openUntil
+				case "after":
+					kind = openAfter
 				}
 			}
 		}
@@ -65,8 +82,26 @@ func (s *scanner) compounds(i int) []cand {
 			if m := sinceRe().FindStringIndex(s.text[a.end:]); m != nil && s.endOK(a.end+m[1]) {
 				out = append(out, s.since(i, a, a.end+m[1]))
 			}
-			if o.kind == openSince {
+			if o.kind == openNone {
+				// "4月9日之前", "4月9日以后".
+				if m := beforeRe().FindStringIndex(s.text[a.end:]); m != nil && s.endOK(a.end+m[1]) {
+					out = append(out, s.open(i, a, a.end+m[1], openBefore))
+				}
+				if m := afterRe().FindStringIndex(s.text[a.end:]); m != nil && s.endOK(a.end+m[1]) {
+					out = append(out, s.open(i, a, a.end+m[1], openAfter))
+				}
+			}
+			switch o.kind {
+			case openSince:
 				out = append(out, s.since(i, a, a.end))
+				continue
+			case openBefore, openAfter:
+				if !anchoredRe().MatchString(s.text[:i]) {
+					out = append(out, s.open(i, a, a.end, o.kind))
+				}
+				continue
+			case openUntil:
+				out = append(out, s.open(i, a, a.end, o.kind))
 				continue
 			}
 			conn := connectRe()
@@ -142,6 +177,32 @@ func (s *scanner) since(i int, a cand, end int) cand {
 	}
 	r := a.v.r
 	r.End = s.ref
+	return cand{end: end, v: val{r: r}}
+}
+
+// open makes the range that one side of a leaves open: before a (up to
+// its start, with no start of its own), until a (up to its end), or after
+// a (from its end up to the reference time). The phrase runs from offset i
+// to end.
+func (s *scanner) open(i int, a cand, end int, kind opener) cand {
+	if a.err != nil {
+		return cand{end: end, err: a.err}
+	}
+	r := a.v.r
+	switch kind {
+	case openBefore:
+		r.Start, r.End = time.Time{}, a.v.r.Start
+	case openUntil:
+		r.Start = time.Time{}
+	case openAfter:
+		if !s.ref.After(a.v.r.End) {
+			return cand{end: end, err: invalidDate(s.text[i:end], "it starts after the reference time %s", s.ref.Format(time.RFC3339))}
+		}
+		r.Start, r.End = a.v.r.End, s.ref
+	}
+	if !r.End.After(r.Start) { // "before 0000"
+		return cand{end: end, err: invalidDate(s.text[i:end], "the range is empty")}
+	}
 	return cand{end: end, v: val{r: r}}
 }
 

@@ -66,6 +66,11 @@
 //	从4月1日到4月10日, 4月1日至10日, from March to May,
 //	  between April 1 and April 10, April 1 to 10        Start of the first part to End of the last
 //	since Monday, 从上周三以来, 上周三至今                 Start of the phrase up to ref
+//	before April 9, 4月9日之前, 上周以前                  open start (zero) up to the phrase's Start
+//	until April 9, till Friday, 截至上周五, 直到4月9日     open start (zero) up to the phrase's End
+//	after April 9, 4月9日以后, 上周之后                   End of the phrase up to ref
+//	  ("the week before August 3", "two weeks after Monday": a time word
+//	  before "before"/"after" counts from the date; those read the date alone)
 //	earlier today / this week / this month / this year   the period's start up to ref (fuzzy)
 //
 // A bare weekday ("周三", "on Wednesday") means the most recent such day,

@@ -37,6 +37,19 @@ func TestExtract2(t *testing.T) {
 		{"what did we say at 3pm", h("2026-11-29 15:00", "2026-11-29 16:00"), "at 3pm", "what did we say", true},
 		{"3月中国发布了什么", mo("2026-03-01", "2026-04-01"), "3月", "中国发布了什么", true},
 		{"Which library did we pick before? Have we tested it?", f("2025-11-29", sundayRef, Monthly), "before", "Which library did we pick? Have we tested it?", true},
+		// Open ranges: before, until, after a phrase, and 之前, 以后, 截至.
+		{"what did we decide before April 9?", d("", "2026-04-09"), "before April 9", "what did we decide?", true},
+		{"notes until 9 April", d("", "2026-04-10"), "until 9 April", "notes", true},
+		{"what happened after April 9", d("2026-04-10", "2026-11-29 15:04"), "after April 9", "what happened", true},
+		{"4月9日之前我们说了什么", d("", "2026-04-09"), "4月9日之前", "我们说了什么", true},
+		{"上周以后的会议", wk("2026-11-23", "2026-11-29 15:04"), "上周以后", "会议", true},
+		{"截至上周五的进度", d("", "2026-11-21"), "截至上周五", "进度", true},
+		{"from April 1 until April 9", d("2026-04-01", "2026-04-10"), "from April 1 until April 9", "", true},
+		// After a time word, "before" counts from the date: the date alone.
+		{"Where was Tim in the week before 16 November 2023?", d("2023-11-16", "2023-11-17"), "16 November 2023", "Where was Tim in the week before?", true},
+		{"the puppy she got two weeks before August 11, 2023", d("2023-08-11", "2023-08-12"), "August 11, 2023", "the puppy she got two weeks before", true},
+		{"after tomorrow", want{}, "", "after tomorrow", false},
+		{"before the launch", want{}, "", "before the launch", false},
 		// Ordinary words stay text.
 		{"May I ask what we discussed?", want{}, "", "May I ask what we discussed?", false},
 		{"what was the second option?", want{}, "", "what was the second option?", false},

@@ -41,6 +41,10 @@ var fuzzSeeds = []string{
 	"the first half of 2025",
 	"2月29日",
 	"thu 5 march",
+	"before April 9",
+	"after last Monday",
+	"4月9日之前",
+	"截至上周五",
 }
 
 // fuzzRefs are the reference times the fuzzers try, one in each zone of the

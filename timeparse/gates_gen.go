@@ -131,8 +131,8 @@ func generatedGate(pattern string) *gate {
 		return &gate{first: runeSet{'0', '9'}, must: [][]string{{"-W"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}}}
 	case "^(?:(?i:(?:on|in|during|over|for|at|within)\\s+)|在|于)":
 		return &gate{first: runeSet{'A', 'A', 'D', 'D', 'F', 'F', 'I', 'I', 'O', 'O', 'W', 'W', 'a', 'a', 'd', 'd', 'f', 'f', 'i', 'i', 'o', 'o', 'w', 'w', '于', '于', '在', '在'}, prefix: []string{"AT", "DURING", "FOR", "IN", "ON", "OVER", "WITHIN", "于", "在"}, must: [][]string{{"AT", "FOR", "IN", "ON", "OVER", "于", "在"}, {"\t", "\n", "\f", "\r", " ", "于", "在"}}}
-	case "^(?:(?i:(?P<from>from)\\s+|(?P<between>between)\\s+|(?P<since>since)\\s+)|(?P<since>自从)|(?P<from>从|自|由))":
-		return &gate{first: runeSet{'B', 'B', 'F', 'F', 'S', 'S', 'b', 'b', 'f', 'f', 's', 's', 'ſ', 'ſ', '从', '从', '由', '由', '自', '自'}, prefix: []string{"BETWEEN", "FROM", "SINCE", "从", "由", "自"}, must: [][]string{{"BETWEEN", "FROM", "SINCE", "从", "由", "自"}, {"\t", "\n", "\f", "\r", " ", "从", "由", "自"}}}
+	case "^(?:(?i:(?P<from>from)\\s+|(?P<between>between)\\s+|(?P<since>since)\\s+|(?P<before>before|prior\\s+to)\\s+|(?P<until>until|till|up\\s+to)\\s+|(?P<after>after)\\s+)|(?P<since>自从)|(?P<until>截至|截止到?|直到)|(?P<from>从|自|由))":
+		return &gate{first: runeSet{'A', 'B', 'F', 'F', 'P', 'P', 'S', 'U', 'a', 'b', 'f', 'f', 'p', 'p', 's', 'u', 'ſ', 'ſ', '从', '从', '截', '截', '由', '由', '直', '直', '自', '自'}, prefix: []string{"AFTER", "BEFORE", "BETWEEN", "FROM", "PRIOR", "SINCE", "TILL", "UNTIL", "UP", "从", "截止", "截至", "由", "直到", "自"}, must: [][]string{{"AFTER", "BEFORE", "BETWEEN", "FROM", "PRIOR", "SINCE", "TILL", "UNTIL", "UP", "从", "截止", "截至", "由", "直到", "自"}, {"\t", "\n", "\f", "\r", " ", "从", "截止", "截至", "由", "直到", "自"}}}
 	case "^(?i:(?:the\\s+)?(morning|afternoon|evening|night)\\s+of\\s+)":
 		return &gate{first: runeSet{'A', 'A', 'E', 'E', 'M', 'N', 'T', 'T', 'a', 'a', 'e', 'e', 'm', 'n', 't', 't'}, must: [][]string{{"AFTERNOON", "EVENING", "MORNING", "NIGHT"}, {"OF"}, {"\t", "\n", "\f", "\r", " "}}}
 	case "^(?i:the)\\s+":

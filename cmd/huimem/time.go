@@ -48,6 +48,9 @@ reproducible.`,
 				Start: r.Start.Format(time.RFC3339), End: r.End.Format(time.RFC3339),
 				Granularity: r.Granularity.String(), Fuzzy: r.Fuzzy, Text: r.Text,
 			}
+			if r.Start.IsZero() {
+				out.Start = "" // open: "before April 9", "截至上周五"
+			}
 			if asJSON {
 				return render.JSON(a.stdout, out)
 			}
@@ -55,7 +58,11 @@ reproducible.`,
 			if r.Fuzzy {
 				fuzzy = " (fuzzy)"
 			}
-			fmt.Fprintf(a.stdout, "%s .. %s  %s%s  %q\n", out.Start, out.End, out.Granularity, fuzzy, r.Text)
+			start := out.Start
+			if start == "" {
+				start = "(open)"
+			}
+			fmt.Fprintf(a.stdout, "%s .. %s  %s%s  %q\n", start, out.End, out.Granularity, fuzzy, r.Text)
 			return nil
 		},
 	}

@@ -50,6 +50,8 @@ func TestExactTimePhraseFiltersDirectly(t *testing.T) {
 		{"what did we say about the database migration last Wednesday afternoon?", time.Date(2026, 11, 18, 12, 0, 0, 0, cst), time.Date(2026, 11, 18, 18, 0, 0, 0, cst), "", []string{"w01-wed"}, false},
 		{"上上周 红烧肉", time.Date(2026, 11, 9, 0, 0, 0, 0, cst), time.Date(2026, 11, 16, 0, 0, 0, 0, cst), "红烧肉", []string{"w02-sat"}, true},
 		{"database migration in October", time.Date(2026, 10, 1, 0, 0, 0, 0, cst), time.Date(2026, 11, 1, 0, 0, 0, 0, cst), "", []string{"w04-wed", "w05-wed", "w06-wed", "w07-wed"}, false},
+		// Open at the start: everything before October; ties go to the newest.
+		{"红烧肉 before October", time.Time{}, time.Date(2026, 10, 1, 0, 0, 0, 0, cst), "红烧肉", []string{"w09-sat"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {

@@ -63,11 +63,19 @@ func Scope(res *core.Results) string {
 
 // FormatRange renders the half-open range [start, end) for a reader:
 // whole days as dates ("2026-11-16 .. 2026-11-22"), otherwise with clock
-// times ("2026-11-18 12:00 .. 18:00"), followed by the UTC offset.
+// times ("2026-11-18 12:00 .. 18:00"), followed by the UTC offset. A range
+// open at the start reads "up to 2026-04-08" (or "before 2026-04-09
+// 15:00").
 func FormatRange(start, end time.Time) string {
 	midnight := func(t time.Time) bool { return t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 }
 	zone := " (UTC" + start.Format("-07:00") + ")"
 	switch {
+	case start.IsZero() && !end.IsZero(): // "before April 9", "截至上周五"
+		zone = " (UTC" + end.Format("-07:00") + ")"
+		if midnight(end) {
+			return "up to " + end.AddDate(0, 0, -1).Format(time.DateOnly) + zone
+		}
+		return "before " + end.Format("2006-01-02 15:04") + zone
 	case start.IsZero() || end.IsZero():
 		return "an open range"
 	case midnight(start) && midnight(end):

@@ -423,7 +423,9 @@ func TestToolsFormatRange(t *testing.T) {
 		{day(18, 0, 0), day(19, 0, 0), "2026-11-18 (UTC+08:00)"},
 		{day(18, 12, 0), day(18, 18, 0), "2026-11-18 12:00 .. 18:00 (UTC+08:00)"},
 		{day(18, 12, 0), day(20, 9, 30), "2026-11-18 12:00 .. 2026-11-20 09:30 (UTC+08:00)"},
-		{time.Time{}, day(20, 0, 0), "an open range"},
+		{time.Time{}, day(20, 0, 0), "up to 2026-11-19 (UTC+08:00)"},
+		{time.Time{}, day(20, 15, 0), "before 2026-11-20 15:00 (UTC+08:00)"},
+		{day(20, 0, 0), time.Time{}, "an open range"},
 	} {
 		if got := tools.FormatRange(tc.start, tc.end); got != tc.want {
 			t.Errorf("FormatRange(%v, %v) = %q, want %q", tc.start, tc.end, got, tc.want)
