@@ -76,9 +76,7 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 	if plan.scan {
 		hits, err = e.progressive(ctx, ix, q, plan, k, res)
 	} else {
-		p := params{text: plan.text, ns: q.Namespace, since: plan.since, before: plan.before, filter: plan.filter, k: k}
-		p.pool = e.poolSize(k, !p.since.IsZero() || !p.before.IsZero())
-		hits, err = e.search(ctx, ix, p)
+		hits, err = e.searchWindow(ctx, ix, plan, q.Namespace, plan.since, plan.before, k)
 		if err == nil && len(hits) < k && plan.scanIfShort {
 			var more []cand
 			more, err = e.progressive(ctx, ix, q, plan, k, res)
@@ -115,13 +113,20 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 // hold one of the query's words: a widened search is a second guess, and
 // noise from other times would mislead.
 func (e *Engine) widen(ctx context.Context, ix Lexical, ns string, plan *queryPlan, k int) ([]cand, error) {
-	p := params{text: plan.text, ns: ns, since: plan.outerSince, before: plan.outerBefore, filter: plan.filter, k: k}
-	p.pool = e.poolSize(k, !p.since.IsZero() || !p.before.IsZero())
-	hits, err := e.search(ctx, ix, p)
+	hits, err := e.searchWindow(ctx, ix, plan, ns, plan.outerSince, plan.outerBefore, k)
 	if err != nil {
 		return nil, err
 	}
 	return e.withRelevance(ctx, ix, plan.text, hits, k, *e.cfg.Retriever.MinRelevance, true)
+}
+
+// searchWindow runs the hybrid search of plan's text and filter over
+// [since, before) in namespace ns for k hits, with the candidate pool of a
+// window (or of the whole memory, when both sides are open).
+func (e *Engine) searchWindow(ctx context.Context, ix Lexical, plan *queryPlan, ns string, since, before time.Time, k int) ([]cand, error) {
+	p := params{text: plan.text, ns: ns, since: since, before: before, filter: plan.filter, k: k}
+	p.pool = e.poolSize(k, !since.IsZero() || !before.IsZero())
+	return e.search(ctx, ix, p)
 }
 
 // mergeCands appends the candidates of b that a lacks.

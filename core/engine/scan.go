@@ -43,9 +43,7 @@ func (e *Engine) progressive(ctx context.Context, ix Lexical, q core.Query, plan
 			break
 		}
 		res.ScannedWeeks = append(res.ScannedWeeks, week.String())
-		p := params{text: plan.text, ns: q.Namespace, since: since, before: before, filter: plan.filter, k: r.PerWeek}
-		p.pool = e.poolSize(r.PerWeek, true)
-		hits, err := e.search(ctx, ix, p)
+		hits, err := e.searchWindow(ctx, ix, plan, q.Namespace, since, before, r.PerWeek)
 		if err != nil {
 			return nil, err
 		}
