@@ -142,4 +142,9 @@ func ingestKill9(t *testing.T, bin string, env func(home string) []string) {
 	if diff := cmp.Diff(want, view(home)); diff != "" {
 		t.Errorf("re-running the ingest after kills differs from a clean ingest (-clean +rerun):\n%.3000s", diff)
 	}
+	// The killed ingests' runs (a home keeps a stage's run in a file
+	// beside the store) are gone with their stages.
+	if left, _ := filepath.Glob(filepath.Join(home, "huimem.db.run-*")); len(left) > 0 {
+		t.Errorf("run files left after the re-run: %q", left)
+	}
 }

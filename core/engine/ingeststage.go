@@ -99,9 +99,11 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if err != nil {
 		return IngestResult{}, fmt.Errorf("starting a staged ingest: %w", err)
 	}
-	run.hashed = store.NewStageRun(run.info)
-	defer run.unpin() // once published, or discarded
 	fail := func(err error) (IngestResult, error) { return run.res, e.failStage(run, err) }
+	if run.hashed, err = e.st.NewStageRun(run.info); err != nil {
+		return fail(err)
+	}
+	defer run.unpin() // once published, or discarded
 	batch, more := first, true
 	for {
 		if err := ctx.Err(); err != nil {
@@ -215,7 +217,9 @@ func (e *Engine) mergeStageRun(ctx context.Context, run *stageRun) error {
 		}
 		e.st.ReleaseMapped()
 	}
-	return nil
+	// The buckets hold the whole run now, and the stage's own records
+	// lead to them.
+	return run.hashed.Remove()
 }
 
 // stagePublished reports whether a stage's publication committed (its
@@ -492,7 +496,7 @@ func (e *Engine) discardStages() error {
 			return err
 		}
 	}
-	return nil
+	return e.st.RemoveRunFiles()
 }
 
 // discardStage removes one unpublished stage, in bounded transactions:

@@ -309,6 +309,9 @@ func (e *Engine) failStage(run *stageRun, err error) error {
 	if run.ix != nil {
 		run.ix.stop(true)
 	}
+	if run.hashed != nil {
+		run.hashed.Close() // the discard walks the file on its own
+	}
 	if derr := e.discardStage(run.info); derr != nil {
 		e.logf("huimem: discarding the unpublished part of %s failed (the next open or ingest removes it): %v", run.src, derr)
 	}

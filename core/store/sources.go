@@ -109,6 +109,47 @@ func (t *Tx) UnclaimMessage(src string, k core.MessageKey) error {
 	return t.del(bMsgSrcs, key)
 }
 
+// dropClaims removes up to limit of source src's claims, found by their
+// srcmsgs keys: unlike [Tx.UnclaimMessage], it does not need a claim's
+// msgsrcs record to find its number, so a claim whose record is missing
+// goes too. more reports that claims are left.
+func (t *Tx) dropClaims(src string, limit int) (more bool, err error) {
+	b := t.b(bSrcMsgs)
+	if b == nil {
+		return false, nil
+	}
+	prefix := srcPrefix(src)
+	type claim struct {
+		key []byte
+		msg core.MessageKey
+	}
+	var claims []claim
+	c := b.Cursor()
+	for key, v := c.Seek(prefix); key != nil && bytes.HasPrefix(key, prefix); key, v = c.Next() {
+		if len(claims) == limit {
+			more = true
+			break
+		}
+		cl := claim{key: bytes.Clone(key)}
+		switch {
+		case len(v) == len(cl.msg) && len(key) == len(prefix)+8:
+			copy(cl.msg[:], v)
+		case len(v) == 0 && len(key) == len(prefix)+len(cl.msg):
+			copy(cl.msg[:], key[len(prefix):])
+		}
+		claims = append(claims, cl)
+	}
+	for _, cl := range claims {
+		if err := t.del(bSrcMsgs, cl.key); err != nil {
+			return false, err
+		}
+		if err := t.del(bMsgSrcs, msgSrcKey(src, cl.msg)); err != nil {
+			return false, err
+		}
+	}
+	return more, nil
+}
+
 // SourceMessages returns the keys of the messages source src claims, as
 // committed before this transaction, in the order they were claimed
 // (claims made before schema version 4 first, in key order).

@@ -3,7 +3,10 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -523,6 +526,16 @@ func (t *Tx) closeStage(info *StageInfo) error {
 	if len(names) > 0 {
 		return fmt.Errorf("removing stage %s: %d batches of its run are not merged", info.ID, len(names))
 	}
+	if t.path != "" {
+		// A run file goes once its run is merged (StageRun.Remove), or
+		// once the stage's discard has walked it.
+		switch _, err := os.Stat(runFilePrefix(t.path) + info.ID); {
+		case err == nil:
+			return fmt.Errorf("removing stage %s: its run is not merged", info.ID)
+		case !errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("removing stage %s: checking its run: %w", info.ID, err)
+		}
+	}
 	t.open = nil
 	return t.b(bStages).Delete([]byte(info.Source))
 }
@@ -676,14 +689,8 @@ func (t *Tx) DiscardStage(info *StageInfo, limit int) (bool, error) {
 		return false, nil
 	}
 	// Then the claims of the source, which had none before the stage.
-	keys := t.SourceMessages(info.Source)
-	for _, k := range keys[:min(len(keys), limit)] {
-		if err := t.UnclaimMessage(info.Source, k); err != nil {
-			return false, err
-		}
-	}
-	if len(keys) > limit {
-		return false, nil
+	if more, err := t.dropClaims(info.Source, limit); err != nil || more {
+		return false, err
 	}
 	return true, t.dropStage(info)
 }

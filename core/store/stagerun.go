@@ -3,7 +3,10 @@ package store
 import (
 	"bytes"
 	"container/heap"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/bits-and-blooms/bloom/v3"
 
@@ -16,8 +19,10 @@ import (
 // own, wherever it is in the file, so every batch of a bulk ingest read
 // and rewrote thousands of leaves all over a growing tree, and the cost of
 // a batch grew with the store. A stage's batches therefore write those
-// buckets' records into a run instead: a bucket per batch, keyed by
-// bucket, then key, written in key order. Reads in the stage's
+// buckets' records into a run instead: a batch's records, keyed by
+// bucket, then key, written in key order. In a home a batch is a segment
+// of the stage's run file (runfile.go); behind a KV, a bucket of the
+// store (below). Reads in the stage's
 // transactions look in the run, newest batch first, before the bucket
 // itself; Bloom filters in memory, one per batch and one per group of
 // batches, tell which batches may hold a key, so that a key the run does
@@ -27,7 +32,8 @@ import (
 // reaches it, not once per batch. Until the publication nothing a reader
 // finds things through leads to the merged records, as before.
 //
-// Run buckets, one per batch that wrote any of those records:
+// Run buckets (behind a KV, and in a version-6 store left by a crash),
+// one per batch that wrote any of those records:
 //
 //	stagerun/<id>/<batch, 16 hex digits>   tag (1 byte) key → 1 value, or 0 (deleted)
 //
@@ -70,6 +76,7 @@ func runBatchName(id string, seq uint64) []byte {
 // not safe for concurrent use; the stage's transactions are serial.
 type StageRun struct {
 	id      string
+	file    *runFile // the run's file (runfile.go); nil: its batches are buckets
 	batches []runBatch
 	groups  []*bloom.BloomFilter // groups[i] covers batches[i*runGroupSpan:]
 	// records counts the records the batches wrote.
@@ -79,17 +86,68 @@ type StageRun struct {
 	mergeTag   byte
 	mergeAfter []byte
 	merged     int
+	// A run file's merge reads each segment once, across transactions:
+	// its readers, ordered by their next record (nil until it starts).
+	readers runHeap[*segReader]
+	// err is the first error reading the run file: lookups cannot return
+	// one, so the batch's write (or the merge) that follows fails with it.
+	err error
 }
 
 type runBatch struct {
 	seq    uint64
 	filter *bloom.BloomFilter
-	bytes  int // of keys and values
+	bytes  int         // of keys and values
+	seg    *runSegment // its records in the run's file; nil: in its bucket
 }
 
-// NewStageRun returns the run of stage info. Pass it to [Tx.UseStageRun]
-// in every transaction of the stage's batches, reads included.
+// NewStageRun returns the run of stage info, kept in its buckets of the
+// store. Pass it to [Tx.UseStageRun] in every transaction of the stage's
+// batches, reads included. [Store.NewStageRun] gives a home's stage a run
+// in a file of its own.
 func NewStageRun(info *StageInfo) *StageRun { return &StageRun{id: info.ID, mergeTag: 1} }
+
+// NewStageRun returns the run of stage info: in a home, in a file beside
+// the store (runfile.go), which [StageRun.Remove] removes once the run is
+// merged and [Tx.DiscardStage] once the stage is discarded; behind a KV,
+// in the store's buckets, where another machine's writer can discard it.
+func (s *Store) NewStageRun(info *StageInfo) (*StageRun, error) {
+	r := NewStageRun(info)
+	if s.kv != nil {
+		return r, nil
+	}
+	f, err := createRunFile(runFilePrefix(s.path) + info.ID)
+	if err != nil {
+		return nil, err
+	}
+	r.file = f
+	return r, nil
+}
+
+// Close closes the run's file, if it has one; the file stays, for
+// [Tx.DiscardStage]. A closed run cannot be used.
+func (r *StageRun) Close() error {
+	if r.file == nil || r.file.f == nil {
+		return nil
+	}
+	err := r.file.close()
+	r.file.f = nil
+	return err
+}
+
+// Remove closes and removes the run's file once [Tx.MergeStageRun] has
+// merged the whole run and its transaction has committed: the buckets
+// hold every record, and the stage's own records lead to them.
+func (r *StageRun) Remove() error {
+	if r.file == nil {
+		return nil
+	}
+	r.Close()
+	if err := os.Remove(r.file.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing the stage's run: %w", err)
+	}
+	return nil
+}
 
 // UseStageRun makes the transaction write the hashed buckets' records
 // into run r instead of the buckets, and read them from it first. A
@@ -112,6 +170,12 @@ func (t *Tx) runGet(tag byte, key []byte) (v []byte, found bool) {
 	if len(r.batches) == 0 {
 		return nil, false
 	}
+	if r.readers != nil {
+		if r.err == nil {
+			r.err = fmt.Errorf("stage %s: a lookup in a run being merged", r.id)
+		}
+		return nil, false
+	}
 	probe := runKey(tag, key)
 	locs := bloom.Locations(probe, runHashes)
 	for g := len(r.groups) - 1; g >= 0; g-- {
@@ -121,6 +185,16 @@ func (t *Tx) runGet(tag byte, key []byte) (v []byte, found bool) {
 		last := min(len(r.batches), (g+1)*runGroupSpan) - 1
 		for i := last; i >= g*runGroupSpan; i-- {
 			if !r.batches[i].filter.TestLocations(locs) {
+				continue
+			}
+			if seg := r.batches[i].seg; seg != nil {
+				v, found, err := r.file.get(seg, probe)
+				if err != nil && r.err == nil {
+					r.err = err
+				}
+				if found {
+					return v, true
+				}
 				continue
 			}
 			if rb := t.tx.Bucket(runBatchName(r.id, r.batches[i].seq)); rb != nil {
@@ -145,6 +219,9 @@ func runValue(raw []byte) []byte {
 // as the next batch, and takes them out of the write buffer.
 func (t *Tx) flushRun() error {
 	r := t.run
+	if r.err != nil {
+		return r.err
+	}
 	n := 0
 	for name, m := range t.buf {
 		if runTags[name] != 0 {
@@ -158,12 +235,28 @@ func (t *Tx) flushRun() error {
 	if len(r.batches) > 0 {
 		seq = r.batches[len(r.batches)-1].seq + 1
 	}
-	rb, err := t.tx.CreateBucketIfNotExists(runBatchName(r.id, seq))
-	if err != nil {
-		return fmt.Errorf("creating the run of stage %s: %w", r.id, err)
-	}
-	if bb, ok := rb.(boltBucket); ok {
-		bb.FillPercent = 1 // written in key order, never inserted into
+	var put func(k, v []byte) error
+	var enc *segEncoder
+	if r.file != nil {
+		enc = newSegEncoder(n * 64)
+		put = func(k, v []byte) error {
+			if v[0] == 0 {
+				v = nil
+			} else {
+				v = v[1:]
+			}
+			enc.add(k, v)
+			return nil
+		}
+	} else {
+		rb, err := t.tx.CreateBucketIfNotExists(runBatchName(r.id, seq))
+		if err != nil {
+			return fmt.Errorf("creating the run of stage %s: %w", r.id, err)
+		}
+		if bb, ok := rb.(boltBucket); ok {
+			bb.FillPercent = 1 // written in key order, never inserted into
+		}
+		put = rb.Put
 	}
 	size := 0
 	filter := bloom.New(uint(max(n, 64)*runBitsPerKey), runHashes)
@@ -185,7 +278,7 @@ func (t *Tx) flushRun() error {
 				val = append([]byte{1}, v...)
 			}
 			probe := runKey(tag, []byte(k))
-			if err := rb.Put(probe, val); err != nil {
+			if err := put(probe, val); err != nil {
 				return fmt.Errorf("writing the run of stage %s: %w", r.id, err)
 			}
 			filter.Add(probe)
@@ -194,7 +287,14 @@ func (t *Tx) flushRun() error {
 		}
 		delete(t.buf, name)
 	}
-	r.batches = append(r.batches, runBatch{seq: seq, filter: filter, bytes: size})
+	b := runBatch{seq: seq, filter: filter, bytes: size}
+	if enc != nil {
+		var err error
+		if b.seg, err = r.file.append(enc); err != nil {
+			return err
+		}
+	}
+	r.batches = append(r.batches, b)
 	r.records += n
 	return nil
 }
@@ -217,6 +317,9 @@ func (t *Tx) MergeStageRun(r *StageRun, limit int) (bool, error) {
 	if limit <= 0 {
 		limit = mergeBytes
 	}
+	if r.file != nil {
+		return t.mergeRunFile(r, limit)
+	}
 	written := 0
 	for ; int(r.mergeTag) < len(runBuckets); r.mergeTag, r.mergeAfter = r.mergeTag+1, nil {
 		tag := r.mergeTag
@@ -224,7 +327,7 @@ func (t *Tx) MergeStageRun(r *StageRun, limit int) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("creating bucket %s: %w", runBuckets[tag], err)
 		}
-		h := runHeap{}
+		h := runHeap[*runCursor]{}
 		for _, b := range r.batches {
 			rb := t.tx.Bucket(runBatchName(r.id, b.seq))
 			if rb == nil {
@@ -314,19 +417,106 @@ func (c *runCursor) set(k, v []byte) bool {
 	return true
 }
 
-// runHeap orders cursors by key, then newest batch first.
-type runHeap []*runCursor
+func (c *runCursor) current() ([]byte, uint64) { return c.key, c.seq }
 
-func (h runHeap) Len() int { return len(h) }
-func (h runHeap) Less(i, j int) bool {
-	if c := bytes.Compare(h[i].key, h[j].key); c != 0 {
+// mergeRunFile is MergeStageRun for a run in a file: one pass over all
+// of its segments and buckets together (a record's key starts with its
+// bucket's tag), whose readers carry on from one transaction to the next.
+func (t *Tx) mergeRunFile(r *StageRun, limit int) (bool, error) {
+	if r.err != nil {
+		return false, r.err
+	}
+	if r.readers == nil {
+		// No lookup follows: the filters and the blocks' keys go.
+		r.groups = nil
+		r.readers = runHeap[*segReader]{}
+		for i, b := range r.batches {
+			r.batches[i].filter, b.seg.blocks = nil, nil
+			sr := r.file.reader(b.seg, b.seq)
+			if sr.next() {
+				r.readers = append(r.readers, sr)
+			} else if sr.err != nil {
+				return false, r.readErr(sr)
+			}
+		}
+		heap.Init(&r.readers)
+	}
+	h := &r.readers
+	var dst [len(runBuckets)]Bucket
+	// The keys and values put stay in place until the commit: copies in
+	// blocks, not one allocation each.
+	var copies slab
+	written := 0
+	for h.Len() > 0 {
+		if written >= limit {
+			return false, nil
+		}
+		top := (*h)[0]
+		key := copies.clone(top.key)
+		del, val := top.del, []byte{} // the newest batch's: the heap puts it first
+		if len(top.val) > 0 {
+			val = copies.clone(top.val)
+		}
+		// Pass by the older batches' records of the same key.
+		for h.Len() > 0 && bytes.Equal((*h)[0].key, key) {
+			switch sr := (*h)[0]; {
+			case sr.next():
+				heap.Fix(h, 0)
+			case sr.err != nil:
+				return false, r.readErr(sr)
+			default:
+				heap.Pop(h)
+			}
+		}
+		tag := key[0]
+		if int(tag) == 0 || int(tag) >= len(runBuckets) {
+			return false, fmt.Errorf("merging the run of stage %s: a record of unknown bucket %d", r.id, tag)
+		}
+		if dst[tag] == nil {
+			b, err := t.tx.CreateBucketIfNotExists(runBuckets[tag])
+			if err != nil {
+				return false, fmt.Errorf("creating bucket %s: %w", runBuckets[tag], err)
+			}
+			dst[tag] = b
+		}
+		var err error
+		if !del {
+			err = dst[tag].Put(key[1:], val)
+		} else {
+			err = dst[tag].Delete(key[1:])
+		}
+		if err != nil {
+			return false, fmt.Errorf("merging the run of stage %s into %s: %w", r.id, runBuckets[tag], err)
+		}
+		r.merged++
+		written += len(key) + len(val)
+	}
+	r.batches, r.groups = nil, nil
+	return true, nil
+}
+
+// readErr records and returns a segment reader's error.
+func (r *StageRun) readErr(sr *segReader) error {
+	r.err = fmt.Errorf("merging the run of stage %s: batch %d: %w", r.id, sr.seq, sr.err)
+	return r.err
+}
+
+// runHeap orders a run's batches by their current key, then newest batch
+// first.
+type runHeap[T interface{ current() ([]byte, uint64) }] []T
+
+func (h runHeap[T]) Len() int { return len(h) }
+func (h runHeap[T]) Less(i, j int) bool {
+	ki, si := h[i].current()
+	kj, sj := h[j].current()
+	if c := bytes.Compare(ki, kj); c != 0 {
 		return c < 0
 	}
-	return h[i].seq > h[j].seq
+	return si > sj
 }
-func (h runHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *runHeap) Push(x any)   { *h = append(*h, x.(*runCursor)) }
-func (h *runHeap) Pop() any {
+func (h runHeap[T]) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *runHeap[T]) Push(x any)   { *h = append(*h, x.(T)) }
+func (h *runHeap[T]) Pop() any {
 	old := *h
 	c := old[len(old)-1]
 	*h = old[:len(old)-1]
@@ -351,6 +541,11 @@ func (t *Tx) runNames(id string) ([][]byte, error) {
 // into. It returns how many records it removed; 0 with a nil error means
 // the run is gone.
 func (t *Tx) discardRun(id string, limit int) (int, error) {
+	if t.path != "" {
+		if n, err := t.discardRunFile(id, limit); err != nil || n > 0 {
+			return n, err
+		}
+	}
 	names, err := t.runNames(id)
 	if err != nil {
 		return 0, fmt.Errorf("listing the run of stage %s: %w", id, err)
@@ -411,6 +606,71 @@ func (t *Tx) discardRunRecord(k, val []byte) error {
 		var mk core.MessageKey
 		if len(key) > len(mk) && len(val) == 8 {
 			return t.del(bSrcMsgs, srcMsgKey(string(key[len(mk):]), val))
+		}
+	}
+	return nil
+}
+
+// runFileDone is the key, in a discarded stage's bucket, of how far the
+// discard has walked the stage's run file.
+var runFileDone = []byte("r\x00")
+
+// discardRunFile is discardRun for the run file of stage id, a home's
+// (runfile.go): it walks whole segments of at least limit records, from
+// where the last call stopped, and removes the file once it has walked
+// them all. Deleting a key twice does no harm, so a walk cut short by a
+// crash is walked again from where its last transaction stopped.
+func (t *Tx) discardRunFile(id string, limit int) (int, error) {
+	b := t.tx.Bucket(stageBucketName(id))
+	if b == nil {
+		return 0, nil
+	}
+	path := runFilePrefix(t.path) + id
+	from := int64(readU64(b.Get(runFileDone)))
+	n := 0
+	next, done, err := walkRunFile(path, from, limit, func(k, v []byte) error {
+		n++
+		if err := t.discardRunRecord(k, v); err != nil {
+			return err
+		}
+		if len(k) >= 1 && int(k[0]) > 0 && int(k[0]) < len(runBuckets) {
+			return t.del(runBuckets[k[0]], k[1:])
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("discarding the run of stage %s: %w", id, err)
+	}
+	if n > 0 || !done {
+		return max(n, 1), b.Put(runFileDone, u64(uint64(next)))
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("removing the run of stage %s: %w", id, err)
+	}
+	return 0, nil
+}
+
+// RemoveRunFiles removes the run files of every stage that is not open:
+// left by a crash after a run's merge or a stage's discard, before the
+// file's removal. Call it with no ingest under way.
+func (s *Store) RemoveRunFiles() error {
+	if s.kv != nil {
+		return nil
+	}
+	ids, err := runFileStages(s.path)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	var open map[string]bool
+	if err := s.View(func(tx *Tx) error { open = tx.openStages(); return nil }); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if open[id] {
+			continue
+		}
+		if err := os.Remove(runFilePrefix(s.path) + id); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing the run of stage %s: %w", id, err)
 		}
 	}
 	return nil

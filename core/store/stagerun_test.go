@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"testing"
 	"time"
 
@@ -44,6 +45,37 @@ func runScript() [][]runOp {
 		script = append(script, ops)
 	}
 	return script
+}
+
+// runModes are the two homes of a run: a file beside a home's store, and
+// the store's own buckets (behind a KV, and a version-6 store's).
+var runModes = []struct {
+	name string
+	new  func(t *testing.T, s *Store, info *StageInfo) *StageRun
+}{
+	{"file", homeRun},
+	{"buckets", func(_ *testing.T, _ *Store, info *StageInfo) *StageRun { return NewStageRun(info) }},
+}
+
+// homeRun is the run a home's ingest has: in a file.
+func homeRun(t *testing.T, s *Store, info *StageInfo) *StageRun {
+	t.Helper()
+	r, err := s.NewStageRun(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.file == nil {
+		t.Fatal("a home's run has no file")
+	}
+	return r
+}
+
+// runLeft reports what is left of stage id's run: its buckets and its file.
+func runLeft(t *testing.T, s *Store, id string) (names [][]byte, file bool) {
+	t.Helper()
+	s.View(func(tx *Tx) error { names, _ = tx.runNames(id); return nil })
+	_, err := os.Stat(runFilePrefix(s.Path()) + id)
+	return names, err == nil
 }
 
 // dumpBuckets returns the contents of the given buckets.
@@ -95,75 +127,77 @@ func TestStageRunMatchesDirectWrites(t *testing.T) {
 	}
 	want := dumpBuckets(t, ref, hashed...)
 
-	for _, limit := range []int{1, 30, 200, 0} {
-		t.Run(fmt.Sprintf("limit=%d", limit), func(t *testing.T) {
-			s := openTest(t)
-			if err := s.Update(func(tx *Tx) error { return applyOps(tx, pre) }); err != nil {
-				t.Fatal(err)
-			}
-			var info *StageInfo
-			s.Update(func(tx *Tx) (err error) { info, err = tx.BeginStage("/src", "d"); return err })
-			run := NewStageRun(info)
-			for b, ops := range script {
-				if err := s.Update(func(tx *Tx) error { tx.UseStageRun(run); return applyOps(tx, ops) }); err != nil {
+	for _, mode := range runModes {
+		for _, limit := range []int{1, 30, 200, 0} {
+			t.Run(fmt.Sprintf("%s/limit=%d", mode.name, limit), func(t *testing.T) {
+				s := openTest(t)
+				if err := s.Update(func(tx *Tx) error { return applyOps(tx, pre) }); err != nil {
 					t.Fatal(err)
 				}
-				// The stage's reads see its own writes, the buckets see none.
-				for _, op := range ops {
-					var got, outside []byte
-					s.View(func(tx *Tx) error {
-						outside = tx.get(op.bucket, []byte(op.key))
-						tx.UseStageRun(run)
-						got = tx.get(op.bucket, []byte(op.key))
-						return nil
-					})
-					if string(got) != op.val && !(op.val == "" && got == nil) {
-						t.Fatalf("batch %d: %s %q reads %q in the stage, want %q", b, op.bucket, op.key, got, op.val)
+				var info *StageInfo
+				s.Update(func(tx *Tx) (err error) { info, err = tx.BeginStage("/src", "d"); return err })
+				run := mode.new(t, s, info)
+				for b, ops := range script {
+					if err := s.Update(func(tx *Tx) error { tx.UseStageRun(run); return applyOps(tx, ops) }); err != nil {
+						t.Fatal(err)
 					}
-					if op.key != "pre-1" && op.key != "k000-00" && outside != nil {
-						t.Fatalf("batch %d: %s %q is in the bucket before the merge", b, op.bucket, op.key)
+					// The stage's reads see its own writes, the buckets see none.
+					for _, op := range ops {
+						var got, outside []byte
+						s.View(func(tx *Tx) error {
+							outside = tx.get(op.bucket, []byte(op.key))
+							tx.UseStageRun(run)
+							got = tx.get(op.bucket, []byte(op.key))
+							return nil
+						})
+						if string(got) != op.val && !(op.val == "" && got == nil) {
+							t.Fatalf("batch %d: %s %q reads %q in the stage, want %q", b, op.bucket, op.key, got, op.val)
+						}
+						if op.key != "pre-1" && op.key != "k000-00" && outside != nil {
+							t.Fatalf("batch %d: %s %q is in the bucket before the merge", b, op.bucket, op.key)
+						}
 					}
 				}
-			}
-			if run.Records() == 0 {
-				t.Fatal("the run holds no records")
-			}
-			if got := dumpBuckets(t, s, bMsgIDs); len(got[string(bMsgIDs)]) != 2 {
-				t.Errorf("msgids holds %v before the merge, want the two keys from before the stage", got)
-			}
-			steps := 0
-			for done := false; !done; steps++ {
-				err := s.Update(func(tx *Tx) (err error) { done, err = tx.MergeStageRun(run, limit); return err })
-				if err != nil {
+				if run.Records() == 0 {
+					t.Fatal("the run holds no records")
+				}
+				if got := dumpBuckets(t, s, bMsgIDs); len(got[string(bMsgIDs)]) != 2 {
+					t.Errorf("msgids holds %v before the merge, want the two keys from before the stage", got)
+				}
+				steps := 0
+				for done := false; !done; steps++ {
+					err := s.Update(func(tx *Tx) (err error) { done, err = tx.MergeStageRun(run, limit); return err })
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				if limit == 1 && steps < run.merged {
+					t.Errorf("%d merge steps for %d keys with a limit of 1", steps, run.merged)
+				}
+				if diff := gocmp.Diff(want, dumpBuckets(t, s, hashed...)); diff != "" {
+					t.Errorf("buckets after the merge differ from direct writes (-want +got):\n%s", diff)
+				}
+				if err := run.Remove(); err != nil {
 					t.Fatal(err)
 				}
-			}
-			if limit == 1 && steps < run.merged {
-				t.Errorf("%d merge steps for %d keys with a limit of 1", steps, run.merged)
-			}
-			if diff := gocmp.Diff(want, dumpBuckets(t, s, hashed...)); diff != "" {
-				t.Errorf("buckets after the merge differ from direct writes (-want +got):\n%s", diff)
-			}
-			s.View(func(tx *Tx) error {
-				if names, _ := tx.runNames(info.ID); len(names) > 0 {
-					t.Errorf("the run's buckets %q are still there after the merge", names)
+				if names, file := runLeft(t, s, info.ID); len(names) > 0 || file {
+					t.Errorf("the run's buckets %q (and a file: %v) are still there after the merge", names, file)
 				}
-				return nil
 			})
-		})
+		}
 	}
 }
 
 // stageWithRun writes a stage of three sessions through a run, as an
 // ingest's batches do: messages, claims, chunks with vectors, and one
 // chunk cut again by a later batch.
-func stageWithRun(t *testing.T, s *Store) (*StageInfo, *StageRun) {
+func stageWithRun(t *testing.T, s *Store, newRun func(*testing.T, *Store, *StageInfo) *StageRun) (*StageInfo, *StageRun) {
 	t.Helper()
 	var info *StageInfo
 	if err := s.Update(func(tx *Tx) (err error) { info, err = tx.BeginStage("/src", "d"); return err }); err != nil {
 		t.Fatal(err)
 	}
-	run := NewStageRun(info)
+	run := newRun(t, s, info)
 	var first []string // the first session's chunks
 	for b := 0; b < 3; b++ {
 		err := s.Update(func(tx *Tx) error {
@@ -220,42 +254,48 @@ func stageWithRun(t *testing.T, s *Store) (*StageInfo, *StageRun) {
 
 func TestDiscardStageWithRun(t *testing.T) {
 	all := [][]byte{bMsgs, bMsgIDs, bChunks, bChunkKeys, bSessChunks, bSessions, bVecTime, bVecKeys, bVecQ, bSrcMsgs, bMsgSrcs, bOutbox, bDirty}
-	for _, steps := range []int{0, 1, 2, 100} {
-		t.Run(fmt.Sprintf("merge-steps=%d", steps), func(t *testing.T) {
-			s := openTest(t)
-			before := dumpBuckets(t, s, all...)
-			info, run := stageWithRun(t, s)
-			// A crash or an error after some merge steps.
-			for i := 0; i < steps; i++ {
-				done := false
-				if err := s.Update(func(tx *Tx) (err error) { done, err = tx.MergeStageRun(run, 40); return err }); err != nil {
-					t.Fatal(err)
+	for _, mode := range runModes {
+		for _, steps := range []int{0, 1, 2, 100} {
+			t.Run(fmt.Sprintf("%s/merge-steps=%d", mode.name, steps), func(t *testing.T) {
+				s := openTest(t)
+				before := dumpBuckets(t, s, all...)
+				info, run := stageWithRun(t, s, mode.new)
+				// A crash or an error after some merge steps.
+				for i := 0; i < steps; i++ {
+					done := false
+					if err := s.Update(func(tx *Tx) (err error) { done, err = tx.MergeStageRun(run, 40); return err }); err != nil {
+						t.Fatal(err)
+					}
+					if done {
+						break
+					}
 				}
-				if done {
-					break
+				run.Close() // as a failed ingest does; a crash leaves the file as it is
+				for done := false; !done; {
+					if err := s.Update(func(tx *Tx) (err error) { done, err = tx.DiscardStage(info, 3); return err }); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			for done := false; !done; {
-				if err := s.Update(func(tx *Tx) (err error) { done, err = tx.DiscardStage(info, 3); return err }); err != nil {
-					t.Fatal(err)
+				if diff := gocmp.Diff(before, dumpBuckets(t, s, all...)); diff != "" {
+					t.Errorf("the store after discarding the stage differs (-before +after):\n%s", diff)
 				}
-			}
-			if diff := gocmp.Diff(before, dumpBuckets(t, s, all...)); diff != "" {
-				t.Errorf("the store after discarding the stage differs (-before +after):\n%s", diff)
-			}
-			s.View(func(tx *Tx) error {
-				if names, _ := tx.runNames(info.ID); len(names) > 0 {
-					t.Errorf("the run's buckets %q survived the discard", names)
+				if names, file := runLeft(t, s, info.ID); len(names) > 0 || file {
+					t.Errorf("the run's buckets %q (and a file: %v) survived the discard", names, file)
 				}
-				return nil
 			})
-		})
+		}
 	}
 }
 
 func TestPublishStageWithRun(t *testing.T) {
+	for _, mode := range runModes {
+		t.Run(mode.name, func(t *testing.T) { testPublishStageWithRun(t, mode.new) })
+	}
+}
+
+func testPublishStageWithRun(t *testing.T, newRun func(*testing.T, *Store, *StageInfo) *StageRun) {
 	s := openTest(t)
-	info, run := stageWithRun(t, s)
+	info, run := stageWithRun(t, s, newRun)
 	err := s.Update(func(tx *Tx) error {
 		_, err := tx.PublishStage(info, nil)
 		return err
@@ -263,11 +303,7 @@ func TestPublishStageWithRun(t *testing.T) {
 	if err == nil {
 		t.Fatal("a stage whose run is not merged was published")
 	}
-	for done := false; !done; {
-		if err := s.Update(func(tx *Tx) (err error) { done, err = tx.MergeStageRun(run, 100); return err }); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mergeRun(t, s, run)
 	var n int
 	if err := s.Update(func(tx *Tx) (err error) { n, err = tx.PublishStage(info, nil); return err }); err != nil {
 		t.Fatal(err)

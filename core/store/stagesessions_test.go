@@ -9,13 +9,16 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 )
 
-// mergeRun merges a stage's run whole.
+// mergeRun merges a stage's run whole and removes its file.
 func mergeRun(t *testing.T, s *Store, run *StageRun) {
 	t.Helper()
 	for done := false; !done; {
 		if err := s.Update(func(tx *Tx) (err error) { done, err = tx.MergeStageRun(run, 100); return err }); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := run.Remove(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -64,7 +67,7 @@ func visible(t *testing.T, s *Store) (sessions map[string]Session, chunks map[st
 func TestWriteStagedSessions(t *testing.T) {
 	// The reference: sessions written by the publication.
 	ref := openTest(t)
-	info, run := stageWithRun(t, ref)
+	info, run := stageWithRun(t, ref, homeRun)
 	mergeRun(t, ref, run)
 	if err := ref.Update(func(tx *Tx) error { _, err := tx.PublishStage(info, nil); return err }); err != nil {
 		t.Fatal(err)
@@ -75,7 +78,7 @@ func TestWriteStagedSessions(t *testing.T) {
 	}
 
 	s := openTest(t)
-	info, run = stageWithRun(t, s)
+	info, run = stageWithRun(t, s, homeRun)
 	mergeRun(t, s, run)
 	if steps := writeSessions(t, s, info, -1); steps < 3 {
 		t.Errorf("the sessions were written in %d transactions, want one per session with a limit of 1 byte", steps)
@@ -156,7 +159,7 @@ func TestWriteStagedSessions(t *testing.T) {
 // TestSweepOpenStage checks that an open stage cannot be swept.
 func TestSweepOpenStage(t *testing.T) {
 	s := openTest(t)
-	info, _ := stageWithRun(t, s)
+	info, _ := stageWithRun(t, s, homeRun)
 	if err := s.Update(func(tx *Tx) error { _, err := tx.SweepStage(info.ID, 10); return err }); err == nil {
 		t.Error("an open stage was swept")
 	}
@@ -171,7 +174,7 @@ func TestDiscardStageWithSessions(t *testing.T) {
 		t.Run(fmt.Sprintf("write-steps=%d", steps), func(t *testing.T) {
 			s := openTest(t)
 			before := dumpBuckets(t, s, all...)
-			info, run := stageWithRun(t, s)
+			info, run := stageWithRun(t, s, homeRun)
 			mergeRun(t, s, run)
 			writeSessions(t, s, info, steps)
 			for done := false; !done; {

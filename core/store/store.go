@@ -48,7 +48,13 @@ import (
 //	   does not know the mark would show them early, and would leave them
 //	   behind when it discards such a stage, so an older store is marked
 //	   6 by its first write.
-const SchemaVersion = 6
+//	7: in a home, a staged ingest keeps its run in a file beside the store
+//	   (issue 13, runfile.go), not in its buckets. A binary that does not
+//	   know the file would discard a stage left by a crash without it,
+//	   and leave the stage's vectors and claims behind, so an older store
+//	   is marked 7 by its first write. A version-6 store's run buckets are
+//	   still discarded.
+const SchemaVersion = 7
 
 // schemaOK reports whether a stored schema version can be opened.
 func schemaOK(v []byte) bool {
@@ -281,7 +287,7 @@ func (s *Store) View(fn func(*Tx) error) error {
 	if s.kv != nil {
 		return s.kv.View(func(tx KVTx) error { return fn(&Tx{tx: tx, kv: s.kv}) })
 	}
-	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: boltTx{tx}}) })
+	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: boltTx{tx}, path: s.path}) })
 }
 
 // Update runs fn in a read-write transaction, committed if fn returns nil
@@ -309,6 +315,9 @@ func (s *Store) Update(fn func(*Tx) error) error {
 	}
 	run := func(tx KVTx) error {
 		t := &Tx{tx: tx, kv: s.kv}
+		if s.kv == nil {
+			t.path = s.path
+		}
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -360,6 +369,9 @@ type Tx struct {
 	// vecReset is set when the transaction removes every vector
 	// (DeleteAllVectors), for noteVectors.
 	vecReset bool
+	// path is the store's file in a home, empty behind a KV: a stage's
+	// run file lies beside it (runfile.go).
+	path string
 	// run, when set, takes the hashed buckets' writes of a stage's batch
 	// and is read before them (stagerun.go).
 	run *StageRun
