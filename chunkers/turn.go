@@ -2,30 +2,55 @@ package chunkers
 
 import (
 	"context"
+	"unicode/utf8"
 
 	"github.com/huimemory/huimemory/core"
 )
 
+// DefaultTurnMaxChars is the largest exchange a zero [Turn] keeps in one
+// chunk, in characters (runes) of message text.
+const DefaultTurnMaxChars = 2000
+
 // Turn groups each user message with the assistant messages that follow
-// it. System messages and messages without a role stand alone; assistant
-// messages with no user message before them group together. A session with
-// no user or assistant message at all gets one chunk per message.
-type Turn struct{}
+// it, while together they hold at most MaxChars characters. A longer
+// exchange is cut into one chunk per message, so that a long reply does not
+// drown the user's short words beside it (BM25 normalises a chunk's score
+// by its length) and a recall hands the LLM the message that matched, with
+// the reply one next link away. System messages and messages without a
+// role stand alone; assistant messages with no user message before them
+// group together under the same limit. A session with no user or assistant
+// message at all gets one chunk per message.
+type Turn struct {
+	// MaxChars bounds an exchange kept in one chunk, in runes of message
+	// text; 0 means DefaultTurnMaxChars, and a negative value keeps every
+	// exchange whole, however long.
+	MaxChars int
+}
 
 var _ core.Chunker = Turn{}
 
 // Chunk cuts msgs into exchange pairs.
-func (Turn) Chunk(_ context.Context, msgs []core.SessionMessage) ([]core.Span, error) {
+func (t Turn) Chunk(_ context.Context, msgs []core.SessionMessage) ([]core.Span, error) {
 	if !hasDialogueRoles(msgs) {
 		return perMessage(msgs), nil
 	}
+	limit := t.MaxChars
+	if limit == 0 {
+		limit = DefaultTurnMaxChars
+	}
 	var spans []core.Span
-	start := -1
+	start, size := -1, 0
 	flush := func(end int) {
-		if start >= 0 && end > start {
+		switch {
+		case start < 0 || end <= start:
+		case limit < 0 || size <= limit:
 			spans = append(spans, span(msgs, start, end))
+		default:
+			for i := start; i < end; i++ {
+				spans = append(spans, span(msgs, i, i+1))
+			}
 		}
-		start = -1
+		start, size = -1, 0
 	}
 	for i := range msgs {
 		r := msgs[i].Role
@@ -41,6 +66,10 @@ func (Turn) Chunk(_ context.Context, msgs []core.SessionMessage) ([]core.Span, e
 		default:
 			flush(i)
 			spans = append(spans, span(msgs, i, i+1))
+			continue
+		}
+		if limit >= 0 && size <= limit {
+			size += utf8.RuneCountInString(msgs[i].Text)
 		}
 	}
 	flush(len(msgs))

@@ -158,6 +158,52 @@ func TestTurn(t *testing.T) {
 	}
 }
 
+func TestTurnMaxChars(t *testing.T) {
+	user := func(s string) core.Message { return core.Message{Role: core.RoleUser, Text: s} }
+	asst := func(s string) core.Message { return core.Message{Role: core.RoleAssistant, Text: s} }
+	sys := func(s string) core.Message { return core.Message{Role: core.RoleSystem, Text: s} }
+	long := strings.Repeat("x", DefaultTurnMaxChars)
+	tests := []struct {
+		name string
+		max  int
+		msgs []core.Message
+		want [][2]int // [From, To) of each span
+	}{
+		{"at the limit, one chunk", 10, []core.Message{user("12345"), asst("67890")}, [][2]int{{0, 2}}},
+		{"over the limit, a chunk per message", 9, []core.Message{user("12345"), asst("67890")}, [][2]int{{0, 1}, {1, 2}}},
+		{"characters, not bytes", 4, []core.Message{user("你好"), asst("世界")}, [][2]int{{0, 2}}},
+		{"several replies count together", 10, []core.Message{user("q"), asst("12345"), asst("67890"), user("q2"), asst("a")},
+			[][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 5}}},
+		{"leading replies under the same limit", 5, []core.Message{asst("hello"), asst("again"), user("q")},
+			[][2]int{{0, 1}, {1, 2}, {2, 3}}},
+		{"system messages stand alone and do not count", 4, []core.Message{user("ab"), sys("a long system note"), asst("cd")},
+			[][2]int{{0, 1}, {1, 2}, {2, 3}}},
+		{"zero means the default: a long reply stands alone", 0, []core.Message{user("q"), asst(long), user("q2"), asst("short")},
+			[][2]int{{0, 1}, {1, 2}, {2, 4}}},
+		{"negative keeps every exchange whole", -1, []core.Message{user("q"), asst(long + long)}, [][2]int{{0, 2}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for i := range tt.msgs {
+				tt.msgs[i].Session, tt.msgs[i].Time = "s1", base.Add(time.Duration(i)*time.Minute)
+			}
+			sms := layout(tt.msgs)
+			spans, err := Turn{MaxChars: tt.max}.Chunk(t.Context(), sms)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([][2]int, len(spans))
+			for i, sp := range spans {
+				got[i] = [2]int{sp.From, sp.To}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("spans (-want +got):\n%s", diff)
+			}
+			checkRules(t, spans, sms, renderLines(t, tt.msgs))
+		})
+	}
+}
+
 func TestMessage(t *testing.T) {
 	msgs := texts("one", "two\nlines", "three")
 	sms := layout(msgs)

@@ -5,7 +5,7 @@
 //
 // A [Message] is one verbatim utterance. A [Chunk] (a turn chunk) is what
 // gets indexed and recalled: by default one user message plus the assistant
-// replies that follow it. Every chunk has a short, stable [Anchor] id and
+// replies that follow it, or one message when that exchange is long. Every chunk has a short, stable [Anchor] id and
 // links to its neighbours in the same session, so that an LLM can walk a
 // conversation with recall_by_id. A [Query] goes in, a [Results] comes out.
 //

@@ -62,9 +62,14 @@ configs=(
   "ablation: hash 0.6/0.4|${R}_VECTOR_WEIGHT=0.6 ${R}_BM25_WEIGHT=0.4|nopol"
   "ablation: BM25 only|${R}_VECTOR_WEIGHT=0 ${R}_BM25_WEIGHT=1|nopol"
   "ablation: RRF|${R}_FUSION=rrf|nopol"
+  "ablation: turn chunks kept whole however long (max_chars -1, rounds 1–7)|--config=scripts/bench-configs/turn-whole.yaml"
+  "ablation: turn chunks cut above 1,000 characters|--config=scripts/bench-configs/turn-1000.yaml|nopol"
+  "ablation: turn chunks cut above 4,000 characters|--config=scripts/bench-configs/turn-4000.yaml|nopol"
   "ablation: message chunker|HUIMEM_CHUNKER_NAME=message|nopol"
   "ablation: message chunker, no floor|HUIMEM_CHUNKER_NAME=message ${R}_MIN_RELEVANCE=0|nopol"
   "use-lite + defaults|$UL"
+  "use-lite, turn chunks kept whole (max_chars -1)|$UL --config=scripts/bench-configs/turn-whole.yaml|nopol"
+  "use-lite, message chunker|$UL HUIMEM_CHUNKER_NAME=message|nopol"
   "use-lite + defaults, no floor|$UL ${R}_MIN_RELEVANCE=0|nopol"
   "use-lite, floor on relevance alone (floor_similarity off)|$UL ${R}_FLOOR_SIMILARITY=off|nopol"
   "use-lite, floor_similarity 1.5,0.4|$UL ${R}_FLOOR_SIMILARITY=1.5,0.4|nopol"
@@ -75,23 +80,29 @@ rows=${HUIMEM_BENCH_ROWS:-.}
 [ "${HUIMEM_BENCH_HEADER:-}" = noheader ] || echo "| configuration | LoCoMo R@5 | LoCoMo R@10 | BEAM R@5 | BEAM R@10 | off-topic empty (LoCoMo / BEAM) | polluted R@10 (LoCoMo / BEAM) | command (DATA: LoCoMo file or BEAM folder; off-topic column: add --off-topic 200, polluted: --polluted) |"
 [ "${HUIMEM_BENCH_HEADER:-}" = noheader ] || echo "|---|---:|---:|---:|---:|---:|---:|---|"
 for c in "${configs[@]}"; do
-  IFS='|' read -r label env_part mark <<<"$c"
+  IFS='|' read -r label words mark <<<"$c"
   grep -Eq -- "$rows" <<<"$label" || continue
-  cmd="${env_part:+$env_part }huimem bench locomo|beam --data \$DATA"
+  # A row's words are NAME=VALUE settings for the environment, and flags
+  # (--config=FILE) for huimem.
+  env_part='' flags=()
+  for w in $words; do
+    if [[ $w == --* ]]; then flags+=("$w"); else env_part+="${env_part:+ }$w"; fi
+  done
+  cmd="${env_part:+$env_part }huimem bench locomo|beam${flags[*]:+ ${flags[*]}} --data \$DATA"
   if [[ $env_part == *use-lite* && ! -d $uselite ]]; then
     echo "| $label | – | – | – | – | – | – | skipped: no use-lite weights at $uselite |"
     continue
   fi
   # shellcheck disable=SC2086 # env_part is a list of NAME=VALUE words
-  lj=$(env $env_part "$bin" bench locomo --data "$locomo" --json --off-topic 200)
+  lj=$(env $env_part "$bin" bench locomo "${flags[@]}" --data "$locomo" --json --off-topic 200)
   # shellcheck disable=SC2086
-  bj=$(env $env_part "$bin" bench beam --data "$beam" --json --off-topic 200)
+  bj=$(env $env_part "$bin" bench beam "${flags[@]}" --data "$beam" --json --off-topic 200)
   lp='{}' bp='{}'
   if [[ $mark != nopol || -n $polluted_all ]]; then
     # shellcheck disable=SC2086
-    lp=$(env $env_part "$bin" bench locomo --data "$locomo" --json --polluted)
+    lp=$(env $env_part "$bin" bench locomo "${flags[@]}" --data "$locomo" --json --polluted)
     # shellcheck disable=SC2086
-    bp=$(env $env_part "$bin" bench beam --data "$beam" --json --polluted)
+    bp=$(env $env_part "$bin" bench beam "${flags[@]}" --data "$beam" --json --polluted)
   fi
   row=$(python3 -c '
 import json,sys

@@ -77,7 +77,12 @@ var embedders = map[string]embedder.Factory{
 }
 
 var chunkerFactories = map[string]chunker.Factory{
-	"turn":    fixedChunker("turn", chunkers.Turn{}),
+	"turn": func(_ context.Context, options map[string]string) (chunker.Chunker, error) {
+		o := parse(KindChunker, "turn", options)
+		t := chunkers.Turn{MaxChars: o.int("max_chars", 0)}
+		o.only("max_chars")
+		return t, o.err(nil)
+	},
 	"message": fixedChunker("message", chunkers.Message{}),
 	"window": func(_ context.Context, options map[string]string) (chunker.Chunker, error) {
 		o := parse(KindChunker, "window", options)

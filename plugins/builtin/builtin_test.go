@@ -3,6 +3,7 @@ package builtin_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,11 +41,21 @@ func TestOptionErrors(t *testing.T) {
 			_, err := window(ctx, map[string]string{"size": "big", "step": "2"})
 			return err
 		}, `chunker window: option size: "big" is not a whole number; option step: unknown: the window chunker takes size, overlap`, true},
-		{"turn takes no options", func() error {
+		{"turn takes max_chars only", func() error {
 			f, _ := builtin.Chunker("turn")
 			_, err := f(ctx, map[string]string{"size": "1"})
 			return err
-		}, "chunker turn: option size: unknown: the turn chunker takes no options", true},
+		}, "chunker turn: option size: unknown: the turn chunker takes max_chars", true},
+		{"turn: max_chars not a number", func() error {
+			f, _ := builtin.Chunker("turn")
+			_, err := f(ctx, map[string]string{"max_chars": "long"})
+			return err
+		}, `chunker turn: option max_chars: "long" is not a whole number`, true},
+		{"turn: max_chars -1 keeps exchanges whole", func() error {
+			f, _ := builtin.Chunker("turn")
+			_, err := f(ctx, map[string]string{"max_chars": "-1"})
+			return err
+		}, "", false},
 		{"hash: dimension out of range", func() error {
 			f, _ := builtin.Embedder("hash")
 			_, err := f(ctx, map[string]string{"dim": "3"})
@@ -99,4 +110,31 @@ func ExampleEmbedderOptions() {
 	// The map the built-in receives, in process or in its Configure call.
 	fmt.Println(builtin.EmbedderOptions(cfg.Embedding))
 	// Output: map[api_key_env:OPENAI_API_KEY base_url:http://localhost:11434 batch_size:64 max_retries:2 model:nomic-embed-text]
+}
+
+// TestTurnMaxChars checks that the turn chunker's max_chars option reaches
+// the chunker: by default a long exchange is cut into a chunk per message,
+// with -1 it stays whole.
+func TestTurnMaxChars(t *testing.T) {
+	f, _ := builtin.Chunker("turn")
+	msgs := []core.SessionMessage{
+		{Message: core.Message{Role: core.RoleUser, Text: "q"}, HeaderLine: 1, TextStart: 2, TextEnd: 2},
+		{Message: core.Message{Role: core.RoleAssistant, Text: strings.Repeat("a", 3000)}, HeaderLine: 4, TextStart: 5, TextEnd: 5},
+	}
+	for _, tc := range []struct {
+		options map[string]string
+		chunks  int
+	}{{nil, 2}, {map[string]string{"max_chars": "-1"}, 1}, {map[string]string{"max_chars": "5000"}, 1}} {
+		c, err := f(t.Context(), tc.options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spans, err := c.Chunk(t.Context(), msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(spans) != tc.chunks {
+			t.Errorf("options %v: %d chunks, want %d", tc.options, len(spans), tc.chunks)
+		}
+	}
 }
