@@ -26,7 +26,7 @@ func (a *app) benchCmd() *cobra.Command {
 }
 
 func (a *app) benchLocomoCmd() *cobra.Command {
-	var data, ks, out string
+	var data, ks, out, foreign string
 	var asJSON, captions, noTime, keep, polluted bool
 	var offTopic int
 	cmd := &cobra.Command{
@@ -39,7 +39,9 @@ Reports message-level recall@k overall and per category, session-level
 recall@10, MRR and NDCG@10. --out writes every question's refs as JSON.
 --polluted pastes a 1,600-character agent system prompt in front of every
 question; --off-topic N also asks N generated questions about subjects the
-conversation never mentions and reports how often recall returned nothing.`,
+conversation never mentions and reports how often recall returned nothing;
+--foreign DIR does the same with another benchmark's real questions (a
+BEAM folder), each asked of one conversation in turn.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
@@ -56,6 +58,10 @@ conversation never mentions and reports how often recall returned nothing.`,
 			if err != nil {
 				return usageError{err}
 			}
+			foreignQs, err := foreignQuestions(foreign)
+			if err != nil {
+				return err
+			}
 			work, err := os.MkdirTemp("", "huimem-locomo-")
 			if err != nil {
 				return err
@@ -71,7 +77,7 @@ conversation never mentions and reports how often recall returned nothing.`,
 				return err
 			}
 			defer e.Close()
-			opts := locomo.Options{Ks: kList, Captions: captions, NoTime: noTime, WorkDir: work, OffTopic: offTopic}
+			opts := locomo.Options{Ks: kList, Captions: captions, NoTime: noTime, WorkDir: work, OffTopic: offTopic, Foreign: foreignQs}
 			if polluted {
 				opts.Prefix = locomo.SystemPrompt
 			}
@@ -122,6 +128,9 @@ conversation never mentions and reports how often recall returned nothing.`,
 			if rep.OffTopic > 0 {
 				fmt.Fprintf(w, "off-topic: %d questions, %.1f%% answered with nothing\n", rep.OffTopic, 100*rep.OffTopicEmpty)
 			}
+			if rep.Foreign > 0 {
+				fmt.Fprintf(w, "foreign: %d questions of another benchmark, %.1f%% answered with nothing\n", rep.Foreign, 100*rep.ForeignEmpty)
+			}
 			fmt.Fprintf(w, "ingest %.1fs, recall %.1fs (%.1f ms/question), %d errors\n", rep.IngestSeconds, rep.RecallSeconds,
 				1000*rep.RecallSeconds/float64(max(rep.Questions, 1)), rep.Errors)
 			return nil
@@ -137,6 +146,7 @@ conversation never mentions and reports how often recall returned nothing.`,
 	f.BoolVar(&keep, "keep", false, "keep the scratch home and JSONL files")
 	f.BoolVar(&polluted, "polluted", false, "paste an agent system prompt in front of every question")
 	f.IntVar(&offTopic, "off-topic", 0, "also ask N off-topic questions per conversation")
+	f.StringVar(&foreign, "foreign", "", "also ask another benchmark's questions (a BEAM folder) as off-topic ones")
 	return cmd
 }
 
@@ -154,7 +164,7 @@ func parseKs(name, ks string) ([]int, error) {
 }
 
 func (a *app) benchBeamCmd() *cobra.Command {
-	var data, ks, out string
+	var data, ks, out, foreign string
 	var asJSON, noTime, polluted bool
 	var offTopic int
 	cmd := &cobra.Command{
@@ -166,7 +176,9 @@ DIR holds <N>.messages.jsonl and <N>.questions.jsonl per chat, such as
 of a scratch home (or --home), and each question with evidence runs through
 batch recall with now set to the day after the chat's last message.
 Reports recall@k overall and per category, MRR and NDCG@10. --polluted and
---off-topic N work as for bench locomo.`,
+--off-topic N work as for bench locomo; --foreign FILE asks another
+benchmark's real questions (a LoCoMo JSON file), each of one chat in turn,
+and reports how often recall returned nothing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
@@ -183,6 +195,10 @@ Reports recall@k overall and per category, MRR and NDCG@10. --polluted and
 			if err != nil {
 				return usageError{err}
 			}
+			foreignQs, err := foreignQuestions(foreign)
+			if err != nil {
+				return err
+			}
 			work, err := os.MkdirTemp("", "huimem-beam-")
 			if err != nil {
 				return err
@@ -196,7 +212,7 @@ Reports recall@k overall and per category, MRR and NDCG@10. --polluted and
 				return err
 			}
 			defer e.Close()
-			opts := beam.Options{Ks: kList, NoTime: noTime, OffTopic: offTopic}
+			opts := beam.Options{Ks: kList, NoTime: noTime, OffTopic: offTopic, Foreign: foreignQs}
 			if polluted {
 				opts.Prefix = locomo.SystemPrompt
 			}
@@ -236,6 +252,9 @@ Reports recall@k overall and per category, MRR and NDCG@10. --polluted and
 			if rep.OffTopic > 0 {
 				fmt.Fprintf(w, "off-topic: %d questions, %.1f%% answered with nothing\n", rep.OffTopic, 100*rep.OffTopicEmpty)
 			}
+			if rep.Foreign > 0 {
+				fmt.Fprintf(w, "foreign: %d questions of another benchmark, %.1f%% answered with nothing\n", rep.Foreign, 100*rep.ForeignEmpty)
+			}
 			fmt.Fprintf(w, "ingest %.1fs, recall %.1fs (%.1f ms/question), %d errors\n", rep.IngestSeconds, rep.RecallSeconds,
 				1000*rep.RecallSeconds/float64(max(rep.Questions, 1)), rep.Errors)
 			return nil
@@ -249,5 +268,42 @@ Reports recall@k overall and per category, MRR and NDCG@10. --polluted and
 	f.BoolVar(&noTime, "no-time", false, "do not resolve time phrases in the questions")
 	f.BoolVar(&polluted, "polluted", false, "paste an agent system prompt in front of every question")
 	f.IntVar(&offTopic, "off-topic", 0, "also ask N off-topic questions per chat")
+	f.StringVar(&foreign, "foreign", "", "also ask another benchmark's questions (a LoCoMo file) as off-topic ones")
 	return cmd
+}
+
+// foreignQuestions reads the questions of the benchmark at path, for
+// --foreign: a folder is BEAM's (every question of every chat), a file
+// LoCoMo's. An empty path gives none.
+func foreignQuestions(path string) ([]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, usagef("--foreign: %v", err)
+	}
+	var qs []string
+	if st.IsDir() {
+		chats, err := beam.Load(path)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--foreign: %w", err)}
+		}
+		for _, c := range chats {
+			for _, q := range c.Questions {
+				qs = append(qs, q.Query)
+			}
+		}
+		return qs, nil
+	}
+	samples, err := locomo.Load(path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--foreign: %w", err)}
+	}
+	for _, s := range samples {
+		for _, q := range s.Questions {
+			qs = append(qs, q.Text)
+		}
+	}
+	return qs, nil
 }

@@ -164,6 +164,9 @@ type Options struct {
 	// questions of each chat (see [locomo.OffTopic]) and reports how often
 	// recall returned nothing.
 	OffTopic int
+	// Foreign are real questions of another benchmark (LoCoMo's, say),
+	// asked each of one chat in turn (see [locomo.Options.Foreign]).
+	Foreign []string
 	// NoTime turns off resolving time phrases in the questions.
 	NoTime bool
 }
@@ -185,6 +188,11 @@ type Report struct {
 	// the share of them for which recall returned nothing.
 	OffTopic      int      `json:"off_topic,omitempty"`
 	OffTopicEmpty float64  `json:"off_topic_empty,omitempty"`
+	// Foreign is the number of another benchmark's questions asked
+	// (Options.Foreign) and ForeignEmpty the share of them for which
+	// recall returned nothing.
+	Foreign      int     `json:"foreign,omitempty"`
+	ForeignEmpty float64 `json:"foreign_empty,omitempty"`
 	Errors        int      `json:"errors"`
 	IngestSeconds float64  `json:"ingest_seconds"`
 	RecallSeconds float64  `json:"recall_seconds"`
@@ -222,6 +230,7 @@ func Run(ctx context.Context, e *engine.Engine, chats []Chat, opts Options) (*Re
 		chat     string
 		q        Question
 		offTopic bool
+		foreign  bool
 	}
 	var metas []meta
 	add := func(c *Chat, text string, m meta) {
@@ -245,6 +254,9 @@ func Run(ctx context.Context, e *engine.Engine, chats []Chat, opts Options) (*Re
 				add(c, opts.Prefix+text, meta{chat: c.ID, q: Question{Query: text, ID: fmt.Sprintf("offtopic-%d", j)}, offTopic: true})
 			}
 		}
+		for j := i; j < len(opts.Foreign); j += len(chats) {
+			add(c, opts.Foreign[j], meta{chat: c.ID, q: Question{Query: opts.Foreign[j], ID: fmt.Sprintf("foreign-%d", j)}, foreign: true})
+		}
 	}
 	// The chats are ingested as `huimem ingest DIR` ingests files: the
 	// store and index tidied once after the last (one index segment), so
@@ -263,7 +275,7 @@ func Run(ctx context.Context, e *engine.Engine, chats []Chat, opts Options) (*Re
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	i := 0
-	empty := 0
+	offEmpty, foreignEmpty := 0, 0
 	for sc.Scan() {
 		var line batch.Line
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
@@ -280,10 +292,18 @@ func Run(ctx context.Context, e *engine.Engine, chats []Chat, opts Options) (*Re
 				hitRefs = append(hitRefs, h.Refs)
 			}
 		}
-		if m.offTopic {
-			rep.OffTopic++
-			if len(hitRefs) == 0 && line.Error == "" {
-				empty++
+		if m.offTopic || m.foreign {
+			found := len(hitRefs) > 0 || line.Error != ""
+			if m.offTopic {
+				rep.OffTopic++
+				if !found {
+					offEmpty++
+				}
+			} else {
+				rep.Foreign++
+				if !found {
+					foreignEmpty++
+				}
 			}
 			continue
 		}
@@ -303,9 +323,8 @@ func Run(ctx context.Context, e *engine.Engine, chats []Chat, opts Options) (*Re
 	if i != len(metas) {
 		return nil, fmt.Errorf("batch recall answered %d of %d questions", i, len(metas))
 	}
-	if rep.OffTopic > 0 {
-		rep.OffTopicEmpty = float64(empty) / float64(rep.OffTopic)
-	}
+	rep.OffTopicEmpty = locomo.Share(offEmpty, rep.OffTopic)
+	rep.ForeignEmpty = locomo.Share(foreignEmpty, rep.Foreign)
 	rep.Questions = len(rep.PerQuestion)
 	n := float64(max(rep.Questions, 1))
 	for _, r := range rep.PerQuestion {

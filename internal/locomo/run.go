@@ -34,6 +34,12 @@ type Options struct {
 	// questions of each conversation (see [OffTopic]) and reports how
 	// often recall returned nothing.
 	OffTopic int
+	// Foreign are real questions of another benchmark (BEAM's, say), which
+	// the conversations know nothing of: each is asked of one
+	// conversation, in turn, and the report says how often recall
+	// returned nothing. Unlike the generated off-topic questions they are
+	// long and natural.
+	Foreign []string
 }
 
 // Report is the result of an evaluation.
@@ -60,6 +66,11 @@ type Report struct {
 	// the share of them for which recall returned nothing.
 	OffTopic      int     `json:"off_topic,omitempty"`
 	OffTopicEmpty float64 `json:"off_topic_empty,omitempty"`
+	// Foreign is the number of another benchmark's questions asked
+	// (Options.Foreign) and ForeignEmpty the share of them for which
+	// recall returned nothing.
+	Foreign      int     `json:"foreign,omitempty"`
+	ForeignEmpty float64 `json:"foreign_empty,omitempty"`
 }
 
 // Result is one question's outcome, so that failures can be read.
@@ -95,6 +106,7 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 		sample   string
 		q        Question
 		offTopic bool
+		foreign  bool
 	}
 	var metas []meta
 	for i := range samples {
@@ -128,6 +140,9 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 				add(text, meta{sample: s.ID, q: Question{Text: text}, offTopic: true})
 			}
 		}
+		for j := i; j < len(opts.Foreign); j += len(samples) {
+			add(opts.Foreign[j], meta{sample: s.ID, q: Question{Text: opts.Foreign[j]}, foreign: true})
+		}
 	}
 	// The chats are ingested as `huimem ingest DIR` ingests files: the
 	// store and index tidied once after the last (one index segment), so
@@ -145,7 +160,7 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 	rep.RecallSeconds = time.Since(start).Seconds()
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	i, empty := 0, 0
+	i, offEmpty, foreignEmpty := 0, 0, 0
 	for sc.Scan() {
 		var line batch.Line
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
@@ -159,10 +174,18 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 				hitRefs = append(hitRefs, h.Refs)
 			}
 		}
-		if m.offTopic {
-			rep.OffTopic++
-			if len(hitRefs) == 0 && line.Error == "" {
-				empty++
+		if m.offTopic || m.foreign {
+			found := len(hitRefs) > 0 || line.Error != ""
+			if m.offTopic {
+				rep.OffTopic++
+				if !found {
+					offEmpty++
+				}
+			} else {
+				rep.Foreign++
+				if !found {
+					foreignEmpty++
+				}
 			}
 			continue
 		}
@@ -186,9 +209,8 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 	if i != len(metas) {
 		return nil, fmt.Errorf("batch recall answered %d of %d questions", i, len(metas))
 	}
-	if rep.OffTopic > 0 {
-		rep.OffTopicEmpty = float64(empty) / float64(rep.OffTopic)
-	}
+	rep.OffTopicEmpty = Share(offEmpty, rep.OffTopic)
+	rep.ForeignEmpty = Share(foreignEmpty, rep.Foreign)
 	n := float64(len(rep.PerQuestion))
 	rep.Questions = len(rep.PerQuestion)
 	for _, r := range rep.PerQuestion {
@@ -236,4 +258,12 @@ func writeJSONL(path string, msgs []core.Message) error {
 		return err
 	}
 	return f.Close()
+}
+
+// Share returns n / of, or 0 when of is 0.
+func Share(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
 }
