@@ -186,13 +186,13 @@ type Report struct {
 	NDCG          float64                    `json:"ndcg_at_10"`
 	// OffTopic is the number of off-topic questions asked and OffTopicEmpty
 	// the share of them for which recall returned nothing.
-	OffTopic      int      `json:"off_topic,omitempty"`
-	OffTopicEmpty float64  `json:"off_topic_empty,omitempty"`
+	OffTopic      int     `json:"off_topic,omitempty"`
+	OffTopicEmpty float64 `json:"off_topic_empty,omitempty"`
 	// Foreign is the number of another benchmark's questions asked
 	// (Options.Foreign) and ForeignEmpty the share of them for which
 	// recall returned nothing.
-	Foreign      int     `json:"foreign,omitempty"`
-	ForeignEmpty float64 `json:"foreign_empty,omitempty"`
+	Foreign       int      `json:"foreign,omitempty"`
+	ForeignEmpty  float64  `json:"foreign_empty,omitempty"`
 	Errors        int      `json:"errors"`
 	IngestSeconds float64  `json:"ingest_seconds"`
 	RecallSeconds float64  `json:"recall_seconds"`
