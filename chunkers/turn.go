@@ -13,10 +13,10 @@ const DefaultTurnMaxChars = 2000
 
 // Turn groups each user message with the assistant messages that follow
 // it, while together they hold at most MaxChars characters. A longer
-// exchange is cut into one chunk per message, so that a long reply does not
-// drown the user's short words beside it (BM25 normalises a chunk's score
-// by its length) and a recall hands the LLM the message that matched, with
-// the reply one next link away. System messages and messages without a
+// exchange is cut into one chunk per message, so that a recall hands the
+// LLM the message that matched rather than the whole exchange, with the
+// reply one next link away, and a long reply's words do not lift the
+// user's message beside it (docs/recall-quality.md, round 8). System messages and messages without a
 // role stand alone; assistant messages with no user message before them
 // group together under the same limit. A session with no user or assistant
 // message at all gets one chunk per message.

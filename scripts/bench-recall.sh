@@ -7,9 +7,10 @@
 #   scripts/bench-recall.sh [locomo-dev.json] [beam-dir]
 #
 # Each row runs each benchmark twice: the real questions together with 200
-# generated off-topic questions per conversation (--off-topic 200, which
-# does not change the real questions' results), then the real questions
-# with a 1,600-character agent system prompt pasted in front (--polluted).
+# generated off-topic questions per conversation (--off-topic 200) and the
+# other benchmark's real questions (--foreign; neither changes the real
+# questions' results), then the real questions with a 1,600-character
+# agent system prompt pasted in front (--polluted).
 # Rows marked "nopol" skip the polluted run (set HUIMEM_BENCH_POLLUTED=all
 # to run it for them too).
 #
@@ -77,8 +78,8 @@ configs=(
   "use-lite 0.3/0.7|$UL ${R}_VECTOR_WEIGHT=0.3 ${R}_BM25_WEIGHT=0.7|nopol"
 )
 rows=${HUIMEM_BENCH_ROWS:-.}
-[ "${HUIMEM_BENCH_HEADER:-}" = noheader ] || echo "| configuration | LoCoMo R@5 | LoCoMo R@10 | BEAM R@5 | BEAM R@10 | off-topic empty (LoCoMo / BEAM) | polluted R@10 (LoCoMo / BEAM) | command (DATA: LoCoMo file or BEAM folder; off-topic column: add --off-topic 200, polluted: --polluted) |"
-[ "${HUIMEM_BENCH_HEADER:-}" = noheader ] || echo "|---|---:|---:|---:|---:|---:|---:|---|"
+[ "${HUIMEM_BENCH_HEADER:-}" = noheader ] || echo "| configuration | LoCoMo R@5 | LoCoMo R@10 | BEAM R@5 | BEAM R@10 | off-topic empty (LoCoMo / BEAM) | foreign empty (LoCoMo / BEAM) | polluted R@10 (LoCoMo / BEAM) | command (DATA: LoCoMo file or BEAM folder; off-topic column: add --off-topic 200, foreign: --foreign with the other benchmark's data, polluted: --polluted) |"
+[ "${HUIMEM_BENCH_HEADER:-}" = noheader ] || echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
 for c in "${configs[@]}"; do
   IFS='|' read -r label words mark <<<"$c"
   grep -Eq -- "$rows" <<<"$label" || continue
@@ -90,13 +91,13 @@ for c in "${configs[@]}"; do
   done
   cmd="${env_part:+$env_part }huimem bench locomo|beam${flags[*]:+ ${flags[*]}} --data \$DATA"
   if [[ $env_part == *use-lite* && ! -d $uselite ]]; then
-    echo "| $label | – | – | – | – | – | – | skipped: no use-lite weights at $uselite |"
+    echo "| $label | – | – | – | – | – | – | – | skipped: no use-lite weights at $uselite |"
     continue
   fi
   # shellcheck disable=SC2086 # env_part is a list of NAME=VALUE words
-  lj=$(env $env_part "$bin" bench locomo "${flags[@]}" --data "$locomo" --json --off-topic 200)
+  lj=$(env $env_part "$bin" bench locomo "${flags[@]}" --data "$locomo" --json --off-topic 200 --foreign "$beam")
   # shellcheck disable=SC2086
-  bj=$(env $env_part "$bin" bench beam "${flags[@]}" --data "$beam" --json --off-topic 200)
+  bj=$(env $env_part "$bin" bench beam "${flags[@]}" --data "$beam" --json --off-topic 200 --foreign "$locomo")
   lp='{}' bp='{}'
   if [[ $mark != nopol || -n $polluted_all ]]; then
     # shellcheck disable=SC2086
@@ -109,9 +110,10 @@ import json,sys
 l,b,lp,bp=(json.loads(a) for a in sys.argv[1:5])
 f=lambda x: "%.3f"%x
 off="%.1f%% / %.1f%%"%(100*l.get("off_topic_empty",0),100*b.get("off_topic_empty",0))
+fgn="%.1f%% / %.1f%%"%(100*l.get("foreign_empty",0),100*b.get("foreign_empty",0))
 pol="–"
 if "recall" in lp: pol="%s / %s"%(f(lp["recall"]["10"]),f(bp["recall"]["10"]))
-print(" | ".join([f(l["recall"]["5"]), f(l["recall"]["10"]), f(b["recall"]["5"]), f(b["recall"]["10"]), off, pol]))
+print(" | ".join([f(l["recall"]["5"]), f(l["recall"]["10"]), f(b["recall"]["5"]), f(b["recall"]["10"]), off, fgn, pol]))
 ' "$lj" "$bj" "$lp" "$bp")
   echo "| $label | $row | \`$cmd\` |"
 done
