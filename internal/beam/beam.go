@@ -275,7 +275,7 @@ func Run(ctx context.Context, e *engine.Engine, chats []Chat, opts Options) (*Re
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	i := 0
-	offEmpty, foreignEmpty := 0, 0
+	var probes locomo.Probes
 	for sc.Scan() {
 		var line batch.Line
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
@@ -293,18 +293,7 @@ func Run(ctx context.Context, e *engine.Engine, chats []Chat, opts Options) (*Re
 			}
 		}
 		if m.offTopic || m.foreign {
-			found := len(hitRefs) > 0 || line.Error != ""
-			if m.offTopic {
-				rep.OffTopic++
-				if !found {
-					offEmpty++
-				}
-			} else {
-				rep.Foreign++
-				if !found {
-					foreignEmpty++
-				}
-			}
+			probes.Add(m.foreign, len(hitRefs) > 0 || line.Error != "")
 			continue
 		}
 		refs := locomo.Flatten(hitRefs)
@@ -323,8 +312,7 @@ func Run(ctx context.Context, e *engine.Engine, chats []Chat, opts Options) (*Re
 	if i != len(metas) {
 		return nil, fmt.Errorf("batch recall answered %d of %d questions", i, len(metas))
 	}
-	rep.OffTopicEmpty = locomo.Share(offEmpty, rep.OffTopic)
-	rep.ForeignEmpty = locomo.Share(foreignEmpty, rep.Foreign)
+	rep.OffTopic, rep.OffTopicEmpty, rep.Foreign, rep.ForeignEmpty = probes.Report()
 	rep.Questions = len(rep.PerQuestion)
 	n := float64(max(rep.Questions, 1))
 	for _, r := range rep.PerQuestion {

@@ -116,3 +116,29 @@ func TestOffTopicAvoidsTheCorpusWords(t *testing.T) {
 		t.Errorf("not deterministic (-first +second):\n%s", diff)
 	}
 }
+
+func TestProbes(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		add          [][2]bool // foreign, found
+		off          int
+		offEmpty     float64
+		foreign      int
+		foreignEmpty float64
+	}{
+		{"none", nil, 0, 0, 0, 0},
+		{"off-topic only", [][2]bool{{false, false}, {false, true}, {false, false}, {false, false}}, 4, 0.75, 0, 0},
+		{"both", [][2]bool{{true, true}, {false, false}, {true, false}}, 1, 1, 2, 0.5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var p Probes
+			for _, a := range tt.add {
+				p.Add(a[0], a[1])
+			}
+			off, offEmpty, foreign, foreignEmpty := p.Report()
+			if off != tt.off || offEmpty != tt.offEmpty || foreign != tt.foreign || foreignEmpty != tt.foreignEmpty {
+				t.Errorf("Report() = %d, %v, %d, %v; want %d, %v, %d, %v", off, offEmpty, foreign, foreignEmpty, tt.off, tt.offEmpty, tt.foreign, tt.foreignEmpty)
+			}
+		})
+	}
+}

@@ -160,7 +160,8 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 	rep.RecallSeconds = time.Since(start).Seconds()
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	i, offEmpty, foreignEmpty := 0, 0, 0
+	i := 0
+	var probes Probes
 	for sc.Scan() {
 		var line batch.Line
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
@@ -175,18 +176,7 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 			}
 		}
 		if m.offTopic || m.foreign {
-			found := len(hitRefs) > 0 || line.Error != ""
-			if m.offTopic {
-				rep.OffTopic++
-				if !found {
-					offEmpty++
-				}
-			} else {
-				rep.Foreign++
-				if !found {
-					foreignEmpty++
-				}
-			}
+			probes.Add(m.foreign, len(hitRefs) > 0 || line.Error != "")
 			continue
 		}
 		refs := Flatten(hitRefs)
@@ -209,8 +199,7 @@ func Run(ctx context.Context, e *engine.Engine, samples []Sample, opts Options) 
 	if i != len(metas) {
 		return nil, fmt.Errorf("batch recall answered %d of %d questions", i, len(metas))
 	}
-	rep.OffTopicEmpty = Share(offEmpty, rep.OffTopic)
-	rep.ForeignEmpty = Share(foreignEmpty, rep.Foreign)
+	rep.OffTopic, rep.OffTopicEmpty, rep.Foreign, rep.ForeignEmpty = probes.Report()
 	n := float64(len(rep.PerQuestion))
 	rep.Questions = len(rep.PerQuestion)
 	for _, r := range rep.PerQuestion {
@@ -260,10 +249,34 @@ func writeJSONL(path string, msgs []core.Message) error {
 	return f.Close()
 }
 
-// Share returns n / of, or 0 when of is 0.
-func Share(n, of int) float64 {
-	if of == 0 {
-		return 0
+// Probes tallies the questions asked to find nothing, the generated
+// off-topic ones and another benchmark's (foreign), and how many of each
+// recall answered with nothing.
+type Probes struct {
+	offTopic, offTopicEmpty, foreign, foreignEmpty int
+}
+
+// Add counts one probe, foreign or generated, that recall answered with
+// something (found) or with nothing.
+func (p *Probes) Add(foreign, found bool) {
+	n, empty := &p.offTopic, &p.offTopicEmpty
+	if foreign {
+		n, empty = &p.foreign, &p.foreignEmpty
 	}
-	return float64(n) / float64(of)
+	*n++
+	if !found {
+		*empty++
+	}
+}
+
+// Report returns how many off-topic and foreign questions were asked, and
+// the share of each answered with nothing (0 when none were asked).
+func (p *Probes) Report() (offTopic int, offTopicEmpty float64, foreign int, foreignEmpty float64) {
+	share := func(n, of int) float64 {
+		if of == 0 {
+			return 0
+		}
+		return float64(n) / float64(of)
+	}
+	return p.offTopic, share(p.offTopicEmpty, p.offTopic), p.foreign, share(p.foreignEmpty, p.foreign)
 }
