@@ -331,10 +331,10 @@ func (e *Engine) unindexStage(info *store.StageInfo) error {
 		return fmt.Errorf("removing the chunks of an unpublished ingest from the index: %w", err)
 	}
 	removed := 0
-	for after := ""; ; {
+	for after := []byte(nil); ; {
 		var ids []string
 		e.st.View(func(tx *store.Tx) error {
-			ids = tx.StageChunks(info, after, indexBatch)
+			ids, after = tx.StageChunks(info, after, indexBatch)
 			return nil
 		})
 		if len(ids) == 0 {
@@ -344,7 +344,6 @@ func (e *Engine) unindexStage(info *store.StageInfo) error {
 			return fmt.Errorf("removing the chunks of an unpublished ingest from the index: %w", err)
 		}
 		removed += len(ids)
-		after = ids[len(ids)-1]
 	}
 	// The removed documents stay in their segments, and in BM25's
 	// statistics, until a merge drops them: merge now, so that the home

@@ -391,7 +391,7 @@ func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total i
 			return err
 		}
 		err := tx.ForEachChunk(func(c *store.Chunk) error {
-			if tx.StagedChunk(c.ID) { // issue 13: an unpublished stage (ingeststage.go)
+			if tx.StagedChunk(c) { // issue 13: an unpublished stage (ingeststage.go)
 				return nil
 			}
 			d, err := e.doc(tx, c)

@@ -95,13 +95,14 @@ const (
 	sqlHNSWSearch = `SELECT id, t, 1 - (embedding <=> $2::text::vector) FROM vectors_hnsw
 		WHERE ns = $1 AND t >= $3 AND t < $4
 		ORDER BY embedding <=> $2::text::vector LIMIT $5`
-	// sqlStagedChunks lists the chunk keys ("c" 0 id) of the buckets of
-	// the unpublished stages ("stage/<id>" for each id in "stages",
-	// core/store/stage.go); a published stage's bucket waits for its sweep
-	// and lists chunks that are visible.
+	// sqlStagedChunks lists the chunk keys ("t" 0 time id, or a version-7
+	// stage's "c" 0 id) of the buckets of the unpublished stages
+	// ("stage/<id>" for each id in "stages", core/store/stage.go); a
+	// published stage's bucket waits for its sweep and lists chunks that
+	// are visible.
 	sqlStagedChunks = `SELECT c.key FROM kv s JOIN kv c
 		ON c.bucket = convert_to('stage/' || (convert_from(s.value, 'UTF8')::jsonb->>'id'), 'UTF8')
-		WHERE s.bucket = $1 AND c.key >= $2 AND c.key < $3`
+		WHERE s.bucket = $1 AND ((c.key >= $2 AND c.key < $3) OR (c.key >= $4 AND c.key < $5))`
 	// sqlVecSource is every vectime row with its vector, a layout-1 row's
 	// read from vecs (time then vector), for the back-fill.
 	sqlVecSource = `SELECT t.key, CASE WHEN length(t.value) > 0 THEN t.value ELSE substring(v.value FROM 9) END AS vec

@@ -135,7 +135,7 @@ func TestHNSWStatements(t *testing.T) {
 		{"delete", sqlHNSWDelete, 3},
 		{"clear", sqlHNSWClear, 0},
 		{"search", sqlHNSWSearch, 5},
-		{"staged", sqlStagedChunks, 3},
+		{"staged", sqlStagedChunks, 5},
 		{"source", sqlVecSource, 0},
 		{"source stats", sqlVecSourceStats, 0},
 	} {
@@ -348,9 +348,9 @@ func TestHNSWMirrorAndSearchOnStandIn(t *testing.T) {
 	}
 	plain.Close()
 
-	// A chunk of an unpublished stage (core/store/stage.go's layout), and
-	// one of a published stage whose bucket is not swept yet, which
-	// searches must find.
+	// Chunks of an unpublished stage (core/store/stage.go's layout, and
+	// the one before schema version 8), and one of a published stage
+	// whose bucket is not swept yet, which searches must find.
 	err = kv.Update(func(tx store.KVTx) error {
 		stages, err := tx.CreateBucketIfNotExists([]byte("stages"))
 		if err != nil {
@@ -359,7 +359,11 @@ func TestHNSWMirrorAndSearchOnStandIn(t *testing.T) {
 		if err := stages.Put([]byte("/src"), []byte(`{"id":"s1","source":"/src"}`)); err != nil {
 			return err
 		}
-		for _, c := range []struct{ bucket, key string }{{"stage/s1", "c\x00a05"}, {"stage/s0", "c\x00a06"}} {
+		for _, c := range []struct{ bucket, key string }{
+			{"stage/s1", "t\x00" + string(store.VecKey("a", at(7), "a07"))},
+			{"stage/s1", "c\x00a05"}, // a stage of schema version 7
+			{"stage/s0", "c\x00a06"},
+		} {
 			b, err := tx.CreateBucketIfNotExists([]byte(c.bucket))
 			if err != nil {
 				return err
@@ -398,7 +402,7 @@ func TestHNSWMirrorAndSearchOnStandIn(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := exactSearch(t, st, tc.ns, q, tc.since, tc.before, tc.k, func(id string) bool {
-				return id != "a05" && (tc.allow == nil || tc.allow(id))
+				return id != "a05" && id != "a07" && (tc.allow == nil || tc.allow(id))
 			})
 			if diff := gocmp.Diff(want, got, approxScore); diff != "" {
 				t.Errorf("(-exact +HNSW on the stand-in):\n%s", diff)

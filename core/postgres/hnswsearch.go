@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/huimemory/huimemory/core/store"
 	"github.com/huimemory/huimemory/core/vector"
 )
 
@@ -129,7 +130,7 @@ func searchOnce(ctx context.Context, tx pgx.Tx, ns, lit string, lo, hi int64, li
 // stagedChunks reads the ids of the chunks of unpublished stages
 // (usually none: one index probe).
 func stagedChunks(ctx context.Context, tx pgx.Tx) (map[string]bool, error) {
-	rows, err := tx.Query(ctx, sqlStagedChunks, []byte("stages"), []byte("c\x00"), []byte("c\x01"))
+	rows, err := tx.Query(ctx, sqlStagedChunks, []byte("stages"), []byte("c\x00"), []byte("c\x01"), []byte("t\x00"), []byte("t\x01"))
 	if err != nil {
 		return nil, fmt.Errorf("reading staged chunks: %w", err)
 	}
@@ -142,7 +143,9 @@ func stagedChunks(ctx context.Context, tx pgx.Tx) (map[string]bool, error) {
 		if out == nil {
 			out = map[string]bool{}
 		}
-		out[string(k[2:])] = true
+		if id := store.StagedChunkID(k); id != nil {
+			out[string(id)] = true
+		}
 	}
 	return out, nil
 }

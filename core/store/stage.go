@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
@@ -40,7 +39,18 @@ import (
 //
 //	stages          source name → JSON StageInfo (the open stages)
 //	stage/<id>      "s" 0 namespace 0 session → JSON StagedSession
-//	                "c" 0 chunk id → nothing (the stage's chunks)
+//	                "t" 0 vector key → nothing (the stage's chunks)
+//
+// The stage's chunk set is keyed by the key of the chunk's vector in
+// vectime (namespace 0 time key chunk id, [VecKey]), whether or not the
+// chunk has a vector (schema version 8, issue 13, round 18): the scans
+// that consult it hold that key; the batches of a chronological export
+// append at the bucket's right edge instead of landing on a leaf each,
+// as puts keyed by the random chunk id did; and the publication walks
+// the stage's vectors in their own order. A stage begun by an earlier
+// version keyed its chunks "c" 0 chunk id; such a stage is never written
+// again nor published, only discarded, and readers still pass its chunks
+// by.
 var bStages = []byte("stages")
 
 func stageBucketName(id string) []byte { return []byte("stage/" + id) }
@@ -153,7 +163,39 @@ func stagedSessionKey(ns, session string) []byte {
 	return append([]byte("s\x00"), sessionKey(ns, session)...)
 }
 
-func stagedChunkKey(id string) []byte { return append([]byte("c\x00"), id...) }
+// stagedChunkKey is the key of chunk id of namespace ns at time tm in
+// its stage's bucket.
+func stagedChunkKey(ns string, tm time.Time, id string) []byte {
+	return appendStagedChunkKey(nil, VecKey(ns, tm, id))
+}
+
+// appendStagedChunkKey appends the key of the chunk whose vector key is
+// vk to dst.
+func appendStagedChunkKey(dst, vk []byte) []byte {
+	return append(append(dst, stagedChunkPrefix...), vk...)
+}
+
+var (
+	stagedChunkPrefix = []byte("t\x00")
+	// legacyChunkPrefix keys a chunk by its id alone, in the stages of
+	// schema versions before 8.
+	legacyChunkPrefix = []byte("c\x00")
+)
+
+// StagedChunkID returns the chunk id of a key of a stage's chunk set,
+// of either form, or nil for a key that is not one.
+func StagedChunkID(k []byte) []byte {
+	if vk, ok := bytes.CutPrefix(k, stagedChunkPrefix); ok {
+		if i := bytes.IndexByte(vk, 0); i >= 0 && len(vk) > i+9 {
+			return vk[i+9:]
+		}
+		return nil
+	}
+	if id, ok := bytes.CutPrefix(k, legacyChunkPrefix); ok {
+		return id
+	}
+	return nil
+}
 
 // StagedSession returns what stage id wrote of a session, or nil.
 func (t *Tx) StagedSession(id, ns, session string) (*StagedSession, error) {
@@ -220,7 +262,7 @@ func (t *Tx) PutStagedChunk(id string, c *Chunk, vec []float32, tm time.Time) er
 	if err := t.put(bChunkKeys, c.Key[:], []byte(c.ID)); err != nil {
 		return err
 	}
-	if err := b.Put(stagedChunkKey(c.ID), nil); err != nil {
+	if err := b.Put(stagedChunkKey(c.NS, tm, c.ID), nil); err != nil {
 		return err
 	}
 	if vec != nil {
@@ -243,60 +285,74 @@ func (t *Tx) DeleteStagedChunk(id string, c *Chunk) error {
 			return err
 		}
 	}
+	// The chunk was put at its vector's time, which is its record's (or
+	// by its id alone, by a version before 8).
+	keys := [][]byte{stagedChunkKey(c.NS, c.StartTime(), c.ID), append(bytes.Clone(legacyChunkPrefix), c.ID...)}
+	if p := t.get(bVecKeys, []byte(c.ID)); len(p) >= 9 {
+		keys = append(keys, appendStagedChunkKey(nil, append(bytes.Clone(p), c.ID...)))
+	}
 	if err := t.dropVector(c.NS, c.ID, nil); err != nil {
 		return fmt.Errorf("deleting the vector of staged chunk %s: %w", c.ID, err)
 	}
-	return b.Delete(stagedChunkKey(c.ID))
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// StagedChunk reports whether chunk id belongs to an unpublished stage,
+// StagedChunk reports whether chunk c belongs to an unpublished stage,
 // which readers and index rebuilds must pass by. It costs nothing when no
 // stage is open.
-func (t *Tx) StagedChunk(id string) bool {
-	b := t.b(bStages)
-	if b == nil {
+func (t *Tx) StagedChunk(c *Chunk) bool {
+	staged := t.stagedFilter()
+	if staged == nil {
 		return false
 	}
-	found := false
-	b.ForEach(func(_, v []byte) error {
-		var s StageInfo
-		if json.Unmarshal(v, &s) == nil {
-			if sb := t.tx.Bucket(stageBucketName(s.ID)); sb != nil && sb.Get(stagedChunkKey(id)) != nil {
-				found = true
-			}
-		}
-		return nil
-	})
-	return found
+	return staged(VecKey(c.NS, c.StartTime(), c.ID), []byte(c.ID))
 }
 
-// stagedFilter returns a function that reports whether a chunk id belongs
-// to an unpublished stage, for scans to pass it by, or nil when no stage
-// is open.
-func (t *Tx) stagedFilter() func(id []byte) bool {
+// stagedFilter returns a function that reports whether the chunk with
+// vector key vk (its key in vectime, whether or not it has a vector) and
+// the given id belongs to an unpublished stage, for scans to pass it by,
+// or nil when no stage is open. It costs a lookup per open stage, two
+// for a stage of a version before 8 (see the bucket's layout above).
+func (t *Tx) stagedFilter() func(vk, id []byte) bool {
 	b := t.b(bStages)
 	if b == nil {
 		return nil
 	}
-	var open []Bucket
+	type open struct {
+		b      Bucket
+		legacy bool // it holds chunks keyed by id alone
+	}
+	var stages []open
 	b.ForEach(func(_, v []byte) error {
 		var s StageInfo
 		if json.Unmarshal(v, &s) == nil {
 			if sb := t.tx.Bucket(stageBucketName(s.ID)); sb != nil {
-				open = append(open, sb)
+				k, _ := sb.Cursor().Seek(legacyChunkPrefix)
+				stages = append(stages, open{sb, bytes.HasPrefix(k, legacyChunkPrefix)})
 			}
 		}
 		return nil
 	})
-	if len(open) == 0 {
+	if len(stages) == 0 {
 		return nil
 	}
-	var key []byte
-	return func(id []byte) bool {
-		key = append(append(key[:0], "c\x00"...), id...)
-		for _, sb := range open {
-			if sb.Get(key) != nil {
+	var key, old []byte
+	return func(vk, id []byte) bool {
+		key = appendStagedChunkKey(key[:0], vk)
+		for _, s := range stages {
+			if s.b.Get(key) != nil {
 				return true
+			}
+			if s.legacy {
+				old = append(append(old[:0], legacyChunkPrefix...), id...)
+				if s.b.Get(old) != nil {
+					return true
+				}
 			}
 		}
 		return false
@@ -323,16 +379,15 @@ func (t *Tx) PublishStage(info *StageInfo, touched func(ns string, tm time.Time)
 	return n, nil
 }
 
-// publishGroup is how many chunks a publication makes visible at a time
-// (issue 13). A group's ids are sorted, so that its lookups walk the
-// vector buckets' leaves once each, in key order, and the store's map is
-// let go after each group: in the order of the staged sessions, they read
-// every page of those buckets in random order, and publishing 198,000
-// chunks held 500 MiB of the map resident.
+// publishGroup is how many chunks a publication makes visible between
+// two releases of the store's map (issue 13). Its ids' dirty marks are
+// sorted, so that they walk the outbox's leaves once each. The vectors
+// are walked in the order of the stage's chunk set, which is theirs:
+// looked up by id, in the order of the staged sessions, they read every
+// page of the vector buckets in random order (publishing 198,000 chunks
+// held 500 MiB of the map resident), and sorted by id in groups, every
+// page of veckeys once a group.
 var publishGroup = 16384
-
-// stagedID is a chunk of a stage being published, and its namespace.
-type stagedID struct{ id, ns string }
 
 func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)) (int, error) {
 	b, err := t.stageBucket(info.ID)
@@ -340,13 +395,17 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 		return 0, err
 	}
 	chunks := 0
-	var group []stagedID
-	publish := func() error {
-		err := t.publishVectors(group, info.Indexed, touched)
-		chunks += len(group)
-		group = group[:0]
+	var dirty []string
+	markDirty := func() error {
+		slices.Sort(dirty)
+		for _, id := range dirty {
+			if err := t.MarkIndexDirty(id); err != nil {
+				return err
+			}
+		}
+		dirty = dirty[:0]
 		t.releaseMapped()
-		return err
+		return nil
 	}
 	c := b.Cursor()
 	prefix := []byte("s\x00")
@@ -365,15 +424,20 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 				return 0, err
 			}
 		}
-		for _, id := range s.IDs {
-			if group = append(group, stagedID{id, s.Session.NS}); len(group) == publishGroup {
-				if err := publish(); err != nil {
-					return 0, err
-				}
+		chunks += len(s.IDs)
+		if info.Indexed {
+			continue
+		}
+		if dirty = append(dirty, s.IDs...); len(dirty) >= publishGroup {
+			if err := markDirty(); err != nil {
+				return 0, err
 			}
 		}
 	}
-	if err := publish(); err != nil {
+	if err := markDirty(); err != nil {
+		return 0, err
+	}
+	if err := t.publishVectors(b, touched); err != nil {
 		return 0, err
 	}
 	if err := t.addMeta(metaChunks, chunks); err != nil {
@@ -444,76 +508,82 @@ func (t *Tx) WriteStagedSessions(info *StageInfo, after []byte, limit int) ([]by
 	return nil, t.putStage(info)
 }
 
-// publishVectors makes the vectors of a group of a stage's chunks visible
-// and queues the chunks for the index unless the stage indexed them
-// itself; it sorts the group. A chunk written in place (vectors.go) is
-// visible once the stage is gone, and a stage of a version before codes
-// (vecq.go) gets them here; a stage of a version before issue 15 kept its
-// vectors by id only, in layout 1, and gets their time entries.
-func (t *Tx) publishVectors(group []stagedID, indexed bool, touched func(ns string, tm time.Time)) error {
-	slices.SortFunc(group, func(a, b stagedID) int { return strings.Compare(a.id, b.id) })
-	type placed struct {
-		key []byte // the vector's key in vectime and vecq
-		ns  string
-		tm  int64
-	}
-	var keys []placed
-	for _, g := range group {
-		if p := t.get(bVecKeys, []byte(g.id)); len(p) >= 9 {
-			keys = append(keys, placed{append(bytes.Clone(p), g.id...), g.ns, TimeFromKey(p[len(p)-8:])})
-		} else if raw := t.get(bVecs, []byte(g.id)); len(raw) >= 8 {
-			tm := time.Unix(0, TimeFromKey(raw[:8]))
-			key := VecKey(g.ns, tm, g.id)
+// publishVectors makes the vectors of the chunks of stage bucket b
+// visible, in the order of their keys. A chunk written in place
+// (vectors.go) is visible once the stage is gone, and a stage of a
+// version before codes (vecq.go) gets them here; a stage of a version
+// before issue 15 kept its vectors by id only, in layout 1, and gets
+// their time entries. It calls touched for each chunk that has a vector.
+func (t *Tx) publishVectors(b Bucket, touched func(ns string, tm time.Time)) error {
+	c := b.Cursor()
+	n := 0
+	for k, _ := c.Seek(stagedChunkPrefix); k != nil && bytes.HasPrefix(k, stagedChunkPrefix); k, _ = c.Next() {
+		if n++; n%publishGroup == 0 {
+			t.releaseMapped()
+		}
+		vk := k[len(stagedChunkPrefix):]
+		id := StagedChunkID(k)
+		if id == nil {
+			return fmt.Errorf("bad staged chunk key %q", k)
+		}
+		ns := string(vk[:bytes.IndexByte(vk, 0)])
+		tm := time.Unix(0, TimeFromKey(vk[len(ns)+1:]))
+		switch {
+		case t.get(bVecQ, vk) != nil:
+		case len(t.get(bVecTime, vk)) > 0:
+			if err := t.put(bVecQ, vk, vectorCode(t.get(bVecTime, vk))); err != nil {
+				return err
+			}
+		default:
+			raw := t.get(bVecs, id) // layout 1
+			if len(raw) < 8 {
+				continue // a chunk without a vector
+			}
+			tm = time.Unix(0, TimeFromKey(raw[:8]))
+			key := VecKey(ns, tm, string(id))
 			if err := t.put(bVecTime, key, nil); err != nil {
 				return err
 			}
 			if err := t.put(bVecQ, key, vectorCode(raw[8:])); err != nil {
 				return err
 			}
-			if touched != nil {
-				touched(g.ns, tm)
-			}
-		}
-		if !indexed {
-			if err := t.MarkIndexDirty(g.id); err != nil {
-				return err
-			}
-		}
-	}
-	slices.SortFunc(keys, func(a, b placed) int { return bytes.Compare(a.key, b.key) })
-	for _, k := range keys {
-		if t.get(bVecQ, k.key) == nil {
-			if raw := t.get(bVecTime, k.key); len(raw) > 0 {
-				if err := t.put(bVecQ, k.key, vectorCode(raw)); err != nil {
-					return err
-				}
-			}
 		}
 		if touched != nil {
-			touched(k.ns, time.Unix(0, k.tm))
+			touched(ns, tm)
 		}
 	}
 	return nil
 }
 
 // StageChunks returns up to limit ids of the chunks a stage holds, in
-// order, from the first after after ("" for the start).
-func (t *Tx) StageChunks(info *StageInfo, after string, limit int) []string {
+// the order of its bucket, from the first after the key after (nil for
+// the start), and the key to go on from.
+func (t *Tx) StageChunks(info *StageInfo, after []byte, limit int) ([]string, []byte) {
 	b := t.tx.Bucket(stageBucketName(info.ID))
 	if b == nil {
-		return nil
+		return nil, nil
 	}
 	var ids []string
 	c := b.Cursor()
-	prefix := []byte("c\x00")
-	k, _ := c.Seek(stagedChunkKey(after))
-	if after != "" && k != nil && string(k[2:]) == after {
+	k, _ := c.First()
+	if after != nil {
+		if k, _ = c.Seek(after); bytes.Equal(k, after) {
+			k, _ = c.Next()
+		}
+	}
+	var last []byte
+	for k != nil && len(ids) < limit {
+		if bytes.HasPrefix(k, []byte("s\x00")) { // the sessions, between the two forms
+			k, _ = c.Seek(stagedChunkPrefix)
+			continue
+		}
+		if id := StagedChunkID(k); id != nil {
+			ids = append(ids, string(id))
+			last = k
+		}
 		k, _ = c.Next()
 	}
-	for ; k != nil && bytes.HasPrefix(k, prefix) && len(ids) < limit; k, _ = c.Next() {
-		ids = append(ids, string(k[2:]))
-	}
-	return ids
+	return ids, bytes.Clone(last)
 }
 
 // closeStage forgets an open stage, whose run must be merged, and leaves
@@ -635,9 +705,8 @@ func (t *Tx) DiscardStage(info *StageInfo, limit int) (bool, error) {
 	c := b.Cursor()
 	var done [][]byte
 	for k, v := c.First(); k != nil && n < limit; k, v = c.Next() {
-		switch {
-		case bytes.HasPrefix(k, []byte("c\x00")):
-			id := k[2:]
+		switch id := StagedChunkID(k); {
+		case id != nil:
 			var ch Chunk
 			if raw := t.get(bChunks, id); raw != nil {
 				if err := json.Unmarshal(raw, &ch); err == nil {

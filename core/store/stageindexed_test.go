@@ -49,13 +49,12 @@ func TestStageIndexed(t *testing.T) {
 					t.Errorf("Stages = %+v, %v; want one with Indexed %v", stages, err, tt.indexed)
 				}
 				var pages [][]string
-				for after := ""; ; {
-					page := tx.StageChunks(info, after, 2)
-					if len(page) == 0 {
+				for after := []byte(nil); ; {
+					var page []string
+					if page, after = tx.StageChunks(info, after, 2); len(page) == 0 {
 						break
 					}
 					pages = append(pages, page)
-					after = page[len(page)-1]
 				}
 				if want := [][]string{{"c1", "c2"}, {"c3"}}; !slices.EqualFunc(pages, want, slices.Equal) {
 					t.Errorf("StageChunks in pages of 2 = %q, want %q", pages, want)
@@ -69,7 +68,7 @@ func TestStageIndexed(t *testing.T) {
 				if got := tx.Outbox(); !slices.Equal(got, tt.outbox) {
 					t.Errorf("outbox after publish = %q, want %q", got, tt.outbox)
 				}
-				if got := tx.StageChunks(info, "", 10); got != nil {
+				if got, _ := tx.StageChunks(info, nil, 10); got != nil {
 					t.Errorf("StageChunks of a published stage = %q", got)
 				}
 				if n, _ := tx.Counts(); n != 3 {
@@ -77,6 +76,31 @@ func TestStageIndexed(t *testing.T) {
 				}
 				return nil
 			})
+		})
+	}
+}
+
+// TestStagedChunkID reads the chunk id out of the keys of a stage's
+// chunk set, of both forms, and out of nothing else.
+func TestStagedChunkID(t *testing.T) {
+	vk := VecKey("work", at(3), "k7f2a1")
+	for _, tt := range []struct {
+		name string
+		key  []byte
+		want string
+	}{
+		{"vector key", append([]byte("t\x00"), vk...), "k7f2a1"},
+		{"default namespace", append([]byte("t\x00"), VecKey("", at(3), "a3f2c7")...), "a3f2c7"},
+		{"version 7", []byte("c\x00k7f2a1"), "k7f2a1"},
+		{"no id", append([]byte("t\x00"), VecKey("work", at(3), "")...), ""},
+		{"no time", []byte("t\x00work\x00abc"), ""},
+		{"no namespace end", []byte("t\x00work"), ""},
+		{"a staged session", []byte("s\x00work\x00sess"), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(StagedChunkID(tt.key)); got != tt.want {
+				t.Errorf("StagedChunkID(%q) = %q, want %q", tt.key, got, tt.want)
+			}
 		})
 	}
 }

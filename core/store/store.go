@@ -54,7 +54,13 @@ import (
 //	   and leave the stage's vectors and claims behind, so an older store
 //	   is marked 7 by its first write. A version-6 store's run buckets are
 //	   still discarded.
-const SchemaVersion = 7
+//	8: a stage keys its chunk set by the key of each chunk's vector
+//	   (namespace, time, id; issue 13, stage.go), not by the id alone. A
+//	   binary that looks chunks up by id would not see that a vector
+//	   belongs to an open stage and would return it early, so an older
+//	   store is marked 8 by its first write. A version-7 stage's chunk
+//	   set is still passed by and discarded.
+const SchemaVersion = 8
 
 // schemaOK reports whether a stored schema version can be opened.
 func schemaOK(v []byte) bool {

@@ -100,7 +100,7 @@ func (t *Tx) ScanVectorCodes(ns string, from, to time.Time, fn func(id []byte, u
 			return fmt.Errorf("bad vector code key %q", k)
 		}
 		id := rest[8:]
-		if staged != nil && staged(id) {
+		if staged != nil && staged(k, id) {
 			continue
 		}
 		if err := fn(id, TimeFromKey(rest[:8]), v); err != nil {

@@ -152,7 +152,7 @@ func (t *Tx) ScanVectors(ns string, from, to time.Time, fn func(id []byte, unixN
 			return fmt.Errorf("bad vector key %q", k)
 		}
 		id := rest[8:]
-		if staged != nil && staged(id) {
+		if staged != nil && staged(k, id) {
 			continue
 		}
 		if len(v) == 0 { // layout 1

@@ -224,7 +224,10 @@ func TestMigrateVectors(t *testing.T) {
 
 // TestStagedVectors follows a stage's vectors: readable by id at once,
 // passed by in scans until the stage is published, gone when it is
-// discarded; and a stage written in layout 1 is published as before.
+// discarded; a stage written in layout 1 is published and discarded as
+// before, and one whose chunk set is keyed by id, as before schema
+// version 8, is passed by and discarded (such a stage is never published:
+// an ingest discards the stages it finds before it begins its own).
 func TestStagedVectors(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -232,19 +235,23 @@ func TestStagedVectors(t *testing.T) {
 		publish  bool
 		wantScan []vecRow
 		wantByID []vecRow
+		v7       bool // the stage keyed its chunk set by id alone
 	}{
+		{"version 7 discarded", false, false,
+			[]vecRow{row("pub1", 1, 1)},
+			[]vecRow{row("pub1", 1, 1)}, true},
 		{"published", false, true,
 			[]vecRow{row("pub1", 1, 1), row("stg2", 2, 2), row("stg3", 3, 3)},
-			[]vecRow{row("pub1", 1, 1), row("stg2", 2, 2), row("stg3", 3, 3)}},
+			[]vecRow{row("pub1", 1, 1), row("stg2", 2, 2), row("stg3", 3, 3)}, false},
 		{"discarded", false, false,
 			[]vecRow{row("pub1", 1, 1)},
-			[]vecRow{row("pub1", 1, 1)}},
+			[]vecRow{row("pub1", 1, 1)}, false},
 		{"layout 1 published", true, true,
 			[]vecRow{row("pub1", 1, 1), row("stg2", 2, 2), row("stg3", 3, 3)},
-			[]vecRow{row("pub1", 1, 1), row("stg2", 2, 2), row("stg3", 3, 3)}},
+			[]vecRow{row("pub1", 1, 1), row("stg2", 2, 2), row("stg3", 3, 3)}, false},
 		{"layout 1 discarded", true, false,
 			[]vecRow{row("pub1", 1, 1)},
-			[]vecRow{row("pub1", 1, 1)}},
+			[]vecRow{row("pub1", 1, 1)}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,6 +280,15 @@ func TestStagedVectors(t *testing.T) {
 					} else if err := tx.PutStagedChunk(info.ID, c, vec, at(i+2)); err != nil {
 						return err
 					}
+					if tt.v7 {
+						b, _ := tx.stageBucket(info.ID)
+						if err := b.Delete(stagedChunkKey("n", at(i+2), id)); err != nil {
+							return err
+						}
+						if err := b.Put(append([]byte("c\x00"), id...), nil); err != nil {
+							return err
+						}
+					}
 				}
 				return tx.PutStagedSession(info.ID, &StagedSession{Session: Session{NS: "n", Session: "s"}, IDs: ids[:2]})
 			})
@@ -292,6 +308,21 @@ func TestStagedVectors(t *testing.T) {
 			if diff := gocmp.Diff([]vecRow{row("stg2", 2, 2), row("stg3", 3, 3)}, lookup(t, s, "stg2", "stg3", "stgX")); diff != "" {
 				t.Errorf("staged vectors by id (-want +got):\n%s", diff)
 			}
+			s.View(func(tx *Tx) error {
+				for _, c := range []struct {
+					id     string
+					hour   int
+					staged bool
+				}{{"pub1", 1, false}, {"stg2", 2, true}, {"stg3", 3, true}, {"stgX", 4, false}} {
+					if got := tx.StagedChunk(&Chunk{ID: c.id, NS: "n", Time: at(c.hour).Format(time.RFC3339Nano)}); got != c.staged {
+						t.Errorf("StagedChunk(%s) = %v, want %v", c.id, got, c.staged)
+					}
+				}
+				if ids, _ := tx.StageChunks(info, nil, 10); !slices.Equal(ids, []string{"stg2", "stg3"}) {
+					t.Errorf("StageChunks = %q, want stg2 and stg3", ids)
+				}
+				return nil
+			})
 			var touched []int64
 			if tt.publish {
 				err = s.Update(func(tx *Tx) error {
