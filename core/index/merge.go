@@ -22,6 +22,9 @@ import (
 // ErrReadOnly means the index was opened read-only.
 var ErrReadOnly = errors.New("index is open read-only")
 
+// ErrClosed means the index was used after Close.
+var ErrClosed = errors.New("index is closed")
+
 // SegmentStats says how the index's chunks lie in its segments.
 type SegmentStats struct {
 	Segments int
@@ -45,6 +48,9 @@ func (x *Index) snapshot() (*scorch.IndexSnapshot, error) {
 	if !ok {
 		r.Close()
 		return nil, fmt.Errorf("a %T is not a scorch snapshot", r)
+	}
+	if snap == nil { // a closed index has no root snapshot
+		return nil, ErrClosed
 	}
 	return snap, nil
 }

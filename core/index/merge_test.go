@@ -121,3 +121,24 @@ func TestMergeRefusesReadOnly(t *testing.T) {
 		t.Fatalf("Merge on a read-only index = %v, want ErrReadOnly", err)
 	}
 }
+
+// TestSegmentsOfAClosedIndex: a closed index has no snapshot to read its
+// segments from; asking for them says so, and letting their mapped pages
+// go does nothing, where both dereferenced a nil snapshot.
+func TestSegmentsOfAClosedIndex(t *testing.T) {
+	x, err := Open(filepath.Join(t.TempDir(), "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := Doc{ID: "aaaaaa", Session: "s1", Time: time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC), Text: "deploy the local model"}
+	if err := x.Apply([]Doc{doc}, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x.ReleaseMapped()
+	if _, err := x.SegmentStats(); !errors.Is(err, ErrClosed) {
+		t.Errorf("SegmentStats of a closed index: %v, want ErrClosed", err)
+	}
+}
