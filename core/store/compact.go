@@ -48,14 +48,8 @@ import (
 const compactSuffix = ".compact"
 
 // compactTxBytes is how many bytes of keys and values one transaction of
-// the copy writes: it bounds the copy's memory. bbolt builds each leaf
-// the copy appends to as one node until the commit, with a growing slice
-// of its entries, so the copy allocates several times its transaction's
-// bytes: at 4 MiB, compacting the 4 GB store of a 300 MB ingest beside the
-// index merge took the process's anonymous memory to 108–123 MiB; at 1
-// MiB, 87–89 MiB, and the copy took 28.0 s rather than 29.6–32.0 s
-// (issue 13, round 18).
-const compactTxBytes = 1 << 20
+// the copy writes: it bounds the copy's memory.
+const compactTxBytes = 4 << 20
 
 // metaCompacted is the meta key of the store's data size in bytes right
 // after its last compaction (issue 15: see [Store.DataSize]).

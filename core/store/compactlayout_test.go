@@ -81,14 +81,11 @@ func TestCompactLaysVectorsOutInOneRun(t *testing.T) {
 	}
 	// Full leaves: as many entries on each as fit (bbolt's page header and
 	// element headers are 16 bytes each), three 256-dimension vectors on
-	// a 4 KiB page; but for one leaf per commit of the copy (every
-	// compactTxBytes), where a transaction ends with the right edge's
-	// leaf part-filled.
+	// a 4 KiB page.
 	page := os.Getpagesize()
 	entry := 16 + len(VecKey("", time.Now(), "c000000")) + 256*4
 	perLeaf := (page - 16) / entry
-	commits := n * entry / compactTxBytes
-	if want := (n+perLeaf-1)/perLeaf + commits; after.LeafBytes > int64(want*page) {
+	if want := (n + perLeaf - 1) / perLeaf; after.LeafBytes > int64(want*page) {
 		t.Errorf("after: %d leaf pages, want %d (%d entries on each)", after.LeafBytes/int64(page), want, perLeaf)
 	}
 	// One window more than the least, as the run need not start on a
