@@ -188,3 +188,63 @@ func TestDiscardStageWithSessions(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepStageSessionsPerCall checks that one call of SweepStage
+// rewrites at most sweepSessions session records, however high its
+// limit, and that the sweep still ends with no marks and no bucket.
+func TestSweepStageSessionsPerCall(t *testing.T) {
+	for _, tc := range []struct{ per, minCalls int }{
+		{per: 1, minCalls: 3},
+		{per: 2, minCalls: 2},
+		{per: 1024, minCalls: 1},
+	} {
+		t.Run(fmt.Sprintf("per=%d", tc.per), func(t *testing.T) {
+			defer func(old int) { sweepSessions = old }(sweepSessions)
+			sweepSessions = tc.per
+			s := openTest(t)
+			info, run := stageWithRun(t, s, homeRun)
+			mergeRun(t, s, run)
+			writeSessions(t, s, info, -1)
+			if err := s.Update(func(tx *Tx) error { _, err := tx.PublishStage(info, nil); return err }); err != nil {
+				t.Fatal(err)
+			}
+			marked := func() int {
+				n := 0
+				s.View(func(tx *Tx) error {
+					return tx.ForEachSession(func(ss *Session) error {
+						if ss.Stage == info.ID {
+							n++
+						}
+						return nil
+					})
+				})
+				return n
+			}
+			if n := marked(); n != 3 {
+				t.Fatalf("%d sessions carry the stage's mark after the publication, want 3", n)
+			}
+			calls := 0
+			for done := false; !done; calls++ {
+				before := marked()
+				if err := s.Update(func(tx *Tx) (err error) { done, err = tx.SweepStage(info.ID, 1000); return err }); err != nil {
+					t.Fatal(err)
+				}
+				if cleared := before - marked(); cleared > tc.per {
+					t.Errorf("call %d took the mark off %d sessions, want at most %d", calls+1, cleared, tc.per)
+				}
+			}
+			if calls < tc.minCalls {
+				t.Errorf("the sweep took %d calls, want at least %d", calls, tc.minCalls)
+			}
+			if n := marked(); n != 0 {
+				t.Errorf("%d sessions still carry the stage's mark after the sweep", n)
+			}
+			s.View(func(tx *Tx) error {
+				if tx.tx.Bucket(stageBucketName(info.ID)) != nil {
+					t.Error("the stage's bucket survived the sweep")
+				}
+				return nil
+			})
+		})
+	}
+}
