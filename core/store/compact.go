@@ -48,8 +48,11 @@ import (
 const compactSuffix = ".compact"
 
 // compactTxBytes is how many bytes of keys and values one transaction of
-// the copy writes: it bounds the copy's memory.
-const compactTxBytes = 4 << 20
+// the copy writes, about (it commits where a leaf ends: see leafFill): it
+// bounds the copy's memory. bbolt builds each leaf the copy appends to as
+// one node until the commit, with a growing slice of its entries, so the
+// copy allocates several times its transaction's bytes (issue 13).
+const compactTxBytes = 1 << 20
 
 // metaCompacted is the meta key of the store's data size in bytes right
 // after its last compaction (issue 15: see [Store.DataSize]).

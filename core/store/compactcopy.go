@@ -35,6 +35,9 @@ func copyBuckets(dst, src *bolt.DB, txBytes int64) (map[string]int, error) {
 		if err := tx.Commit(); err != nil {
 			return err
 		}
+		if copyHook != nil {
+			copyHook()
+		}
 		releaseMapped(src.Info().Data, mapped)
 		// issue 13: and the copy's own pages that the commit touched
 		// (its right edge): 46 MiB after a 2.5 GB copy.
@@ -47,9 +50,11 @@ func copyBuckets(dst, src *bolt.DB, txBytes int64) (map[string]int, error) {
 	// path is the bucket path of the bucket being copied, from the top.
 	var copyBucket func(from *bolt.Bucket, path [][]byte) error
 	copyBucket = func(from *bolt.Bucket, path [][]byte) error {
+		leaf := leafFill{page: dst.Info().PageSize}
 		return from.ForEach(func(k, v []byte) error {
 			counts[string(path[0])]++
-			if size += int64(len(k) + len(v)); size > txBytes {
+			newPage := leaf.add(len(k), len(v), v == nil)
+			if size += int64(len(k) + len(v)); size > txBytes && newPage {
 				if err := commit(); err != nil {
 					return err
 				}
@@ -103,6 +108,47 @@ func copyBuckets(dst, src *bolt.DB, txBytes int64) (map[string]int, error) {
 	}
 	releaseMapped(src.Info().Data, mapped)
 	return counts, nil
+}
+
+// copyHook, when set (by tests), is called after each commit of the
+// copy but the last.
+var copyHook func()
+
+// leafFill follows how bbolt packs the leaves of a bucket that the copy
+// appends to, so that the copy commits only where a leaf ends. At a
+// commit bbolt splits the leaf node the transaction appended to into
+// pages, each filled until one more entry would pass the page size
+// (node.splitIndex), but at the node's end it may leave a page part
+// filled before the last one: with three entries to a page, five left
+// over become pages of two and three. The next transaction rewrites only
+// the last page, so a commit in the middle of a page left a part-filled
+// leaf behind for good (issue 13, round 18: 1,001 leaves where 1,000
+// hold every entry). A commit where a page is full leaves whole pages.
+type leafFill struct {
+	page int // the page size
+	size int // bytes on the current page, its header included
+	keys int // entries on the current page
+	// lost is set once the bucket holds a nested bucket, whose entry's
+	// size is not known before the commit: from then on every entry may
+	// start a page.
+	lost bool
+}
+
+// add counts an entry of a k-byte key and a v-byte value (a nested
+// bucket when bucket is set) and reports whether it starts a new page.
+func (f *leafFill) add(k, v int, bucket bool) bool {
+	const pageHeader, element, minKeys = 16, 16, 2 // bbolt's page layout
+	if bucket {
+		f.lost = true
+	}
+	el := element + k + v
+	if f.keys == 0 || (f.keys >= minKeys && f.size+el > f.page) {
+		f.size, f.keys = pageHeader+el, 1
+		return true
+	}
+	f.size += el
+	f.keys++
+	return f.lost
 }
 
 // compactReadBytes is how many bytes of the store's keys and values the

@@ -367,3 +367,88 @@ func TestSlabClone(t *testing.T) {
 		})
 	}
 }
+
+// TestCopyFillsLeavesAcrossCommits checks that a copy in many small
+// transactions lays a bucket out in as many leaf pages as a copy in one:
+// it commits only where bbolt ends a leaf (leafFill), for entries of any
+// size, so no part-filled leaf is left behind a commit.
+func TestCopyFillsLeavesAcrossCommits(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		value func(i int) int // the i-th value's length
+	}{
+		{"three to a page", func(int) int { return 1024 }},
+		{"two to a page", func(int) int { return 1700 }},
+		{"over half a page", func(int) int { return 2500 }},
+		{"larger than a page", func(int) int { return 5000 }},
+		{"small", func(int) int { return 40 }},
+		{"mixed", func(i int) int { return 10 + (i*7919)%1900 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			open := func(name string) *bolt.DB {
+				db, err := bolt.Open(filepath.Join(dir, name), 0o600, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { db.Close() })
+				return db
+			}
+			src := open("src.db")
+			const n = 600
+			err := src.Update(func(tx *bolt.Tx) error {
+				b, err := tx.CreateBucket([]byte("b"))
+				if err != nil {
+					return err
+				}
+				for i := range n {
+					if err := b.Put(fmt.Appendf(nil, "k%06d", i), bytes.Repeat([]byte{byte(i)}, tc.value(i))); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// leaves returns the bucket's leaves and the pages they take.
+			leaves := func(db *bolt.DB) (nodes, pages int) {
+				db.View(func(tx *bolt.Tx) error {
+					st := tx.Bucket([]byte("b")).Stats()
+					nodes, pages = st.LeafPageN, st.LeafPageN+st.LeafOverflowN
+					return nil
+				})
+				return nodes, pages
+			}
+			whole, small := open("whole.db"), open("small.db")
+			if _, err := copyBuckets(whole, src, 1<<40); err != nil {
+				t.Fatal(err)
+			}
+			commits := 0
+			copyHook = func() { commits++ }
+			defer func() { copyHook = nil }()
+			if _, err := copyBuckets(small, src, 1); err != nil {
+				t.Fatal(err)
+			}
+			nodes, w := leaves(whole)
+			if commits < nodes/2 {
+				t.Fatalf("the small copy committed %d times, want a commit every leaf or so (%d leaves)", commits, nodes)
+			}
+			if _, s := leaves(small); s != w {
+				t.Errorf("copied in %d transactions the bucket takes %d leaf pages, in one %d", commits, s, w)
+			}
+			err = small.View(func(tx *bolt.Tx) error {
+				b := tx.Bucket([]byte("b"))
+				for i := range n {
+					if v := b.Get(fmt.Appendf(nil, "k%06d", i)); len(v) != tc.value(i) {
+						return fmt.Errorf("k%06d holds %d bytes, want %d", i, len(v), tc.value(i))
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}

@@ -303,8 +303,12 @@ func (t *Tx) flushRun() error {
 // transaction writes by default. A transaction holds what it writes on
 // the heap until it commits, twice (bbolt's nodes, then its new pages):
 // at 64k keys a transaction, the merge of a 396,000-message stage peaked
-// at 236 MiB of anonymous memory.
-const mergeBytes = 4 << 20
+// at 236 MiB of anonymous memory. bbolt's nodes hold an entry per record,
+// and most records are small: at 4 MiB a transaction, a heap profile
+// found 17 MiB of nodes in one, and the merge's last transactions took
+// the anonymous memory of a 300 MB ingest to 132 MiB (issue 13, round
+// 19).
+const mergeBytes = 1 << 20
 
 // MergeStageRun merges about limit bytes of run r's records (keys and
 // values) into their buckets, in key order, the newest batch's record of
