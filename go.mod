@@ -129,3 +129,11 @@ replace github.com/golang/snappy => ./internal/third_party/snappy
 // HuiMemory does not use. The copy under internal/third_party is
 // go-plugin v1.8.0 without it: see its PATCH.md.
 replace github.com/hashicorp/go-plugin => ./internal/third_party/go-plugin
+
+// zapx's merge copies a segment's stored documents in one write, reading
+// the whole of that part of the segment's file map at once: the final
+// index merge of a 300 MB ingest mapped 81–89 MiB of it in one go, which
+// no release between writes could undo. The copy under internal/third_party
+// is zapx v17.2.5 writing it 4 MiB at a time and letting the pages go as
+// it goes: see its PATCH.md.
+replace github.com/blevesearch/zapx/v17 => ./internal/third_party/zapx
