@@ -253,11 +253,11 @@ func TestCheckCopy(t *testing.T) {
 	}
 }
 
-// copyBuckets keeps nested buckets, values and sequences, also when its
-// transactions end in the middle of a nested bucket.
-func TestCopyBucketsKeepsNestedBuckets(t *testing.T) {
+// tempBolt returns a function that opens a bbolt file of the given name
+// in a temporary folder of t's, closed when t ends.
+func tempBolt(t *testing.T) func(name string) *bolt.DB {
 	dir := t.TempDir()
-	open := func(name string) *bolt.DB {
+	return func(name string) *bolt.DB {
 		db, err := bolt.Open(filepath.Join(dir, name), 0o600, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -265,6 +265,12 @@ func TestCopyBucketsKeepsNestedBuckets(t *testing.T) {
 		t.Cleanup(func() { db.Close() })
 		return db
 	}
+}
+
+// copyBuckets keeps nested buckets, values and sequences, also when its
+// transactions end in the middle of a nested bucket.
+func TestCopyBucketsKeepsNestedBuckets(t *testing.T) {
+	open := tempBolt(t)
 	src, dst := open("src.db"), open("dst.db")
 	want := map[string]string{}
 	err := src.Update(func(tx *bolt.Tx) error {
@@ -385,15 +391,7 @@ func TestCopyFillsLeavesAcrossCommits(t *testing.T) {
 		{"mixed", func(i int) int { return 10 + (i*7919)%1900 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			open := func(name string) *bolt.DB {
-				db, err := bolt.Open(filepath.Join(dir, name), 0o600, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { db.Close() })
-				return db
-			}
+			open := tempBolt(t)
 			src := open("src.db")
 			const n = 600
 			err := src.Update(func(tx *bolt.Tx) error {
