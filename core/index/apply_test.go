@@ -112,6 +112,7 @@ func TestFastAnalyzerAnalyzesLikeBleve(t *testing.T) {
 		"user: 全角，标点。“引号” and ｆｕｌｌ-ｗｉｄｔｈ in one 句子",
 		"",
 		"the a an of", // stop words only
+		"I’ve said don’t ‘quote’ ʼn’ so", // typographic apostrophes
 	} {
 		want := plain.Analyze([]byte(text))
 		for round := range 2 {

@@ -32,7 +32,9 @@ const AnalyzerName = "huimem"
 //	6: a chunk's time as three keyword terms (day, hour, exact time;
 //	   timefields.go) instead of bleve's datetime field and its sixteen
 //	   numeric terms (issue 13).
-const Version = 6
+//	7: typographic apostrophes folded to ASCII before the stop words and
+//	   the stemmer (apostrophe.go; issue 11).
+const Version = 7
 
 var (
 	keyGen     = []byte("huimem.gen")
@@ -116,6 +118,7 @@ func NewMapping() (*mapping.IndexMappingImpl, error) {
 		"token_filters": []string{
 			cjk.WidthName,
 			lowercase.Name,
+			apostropheName,
 			en.PossessiveName,
 			en.StopName,
 			en.SnowballStemmerName,

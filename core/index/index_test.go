@@ -25,6 +25,13 @@ func TestAnalyzerMixesChineseAndEnglish(t *testing.T) {
 		{"我们讨论了本地模型部署", []string{"我们", "们讨", "讨论", "论了", "了本", "本地", "地模", "模型", "型部", "部署"}},
 		{"The deployments were running", []string{"deploy", "run"}},
 		{"Caroline's ＡＩ talks", []string{"carolin", "ai", "talk"}},
+		// Typographic apostrophes read as ASCII's: "I’ve" is a stop word,
+		// "Caroline’s" a possessive, "o’clock" the same term as "o'clock".
+		{"I’ve been managing Caroline’s budget", []string{"manag", "carolin", "budget"}},
+		{"I've been managing Caroline's budget", []string{"manag", "carolin", "budget"}},
+		{"don’t o’clock o‘clock rock ʼn roll", []string{"o'clock", "o'clock", "rock", "'n", "roll"}},
+		{"don't o'clock", []string{"o'clock"}},
+		{"it＇s fine", []string{"fine"}},
 	} {
 		var got []string
 		for _, tok := range a.Analyze([]byte(tt.in)) {
