@@ -51,7 +51,7 @@ func DefaultMap() map[string]any {
 			"per_week":                5,
 			"pool_cap":                500,
 			"pool_factor":             4,
-			"reply_boost":             float64(0.3),
+			"reply_boost":             float64(0.01),
 			"session_boost":           float64(0.4),
 			"strict_time":             false,
 			"time_pool_factor":        15,

@@ -107,13 +107,15 @@ type RetrieverConfig struct {
 	// default, [DefaultContextBoost].
 	ContextBoost *float64 `mapstructure:"context_boost" json:"context_boost" yaml:"context_boost"`
 	// ReplyBoost weighs matches in a chunk's assistant messages against
-	// matches in its other messages, in BM25; 0 ignores the assistant's
-	// words. Nil means the default, [DefaultReplyBoost].
+	// matches in its other messages, in BM25 (the two fields' scores are
+	// added, without coordination); 0 ignores the assistant's words. Nil
+	// means the default, [DefaultReplyBoost].
 	ReplyBoost *float64 `mapstructure:"reply_boost" json:"reply_boost" yaml:"reply_boost"`
-	// MinRelevance is the "nothing found" floor: when none of the top_k
-	// hits' absolute relevance (see [Hit.Relevance]) reaches it, recall
-	// returns no hits, so that a query about nothing in the memory finds
-	// nothing; 0 turns the floor off. It does not apply to an index of
+	// MinRelevance is the "nothing found" floor: when none of the
+	// search's candidates (the top_k hits, then the rest of the pool they
+	// were chosen from) reaches it in absolute relevance (see
+	// [Hit.Relevance]), recall returns no hits, so that a query about
+	// nothing in the memory finds nothing; 0 turns the floor off. It does not apply to an index of
 	// fewer than 500 chunks. Nil means the default, [DefaultMinRelevance].
 	MinRelevance *float64 `mapstructure:"min_relevance" json:"min_relevance" yaml:"min_relevance"`
 	// FloorSimilarity lets the embedder's similarity take part in the
@@ -187,8 +189,12 @@ const (
 	DefaultBM25Weight   = 0.9
 	// DefaultContextBoost is the default of RetrieverConfig.ContextBoost.
 	DefaultContextBoost = 0.3
-	// DefaultReplyBoost is the default of RetrieverConfig.ReplyBoost.
-	DefaultReplyBoost = 0.3
+	// DefaultReplyBoost is the default of RetrieverConfig.ReplyBoost: the
+	// assistant's words find an assistant's message that no user message
+	// matches, and rank below every user message that does
+	// (docs/recall-quality.md, round 9: BEAM R@10 0.586 at 0.3, 0.601 at
+	// 0.01 and at 0).
+	DefaultReplyBoost = 0.01
 	// DefaultMinRelevance is the default of RetrieverConfig.MinRelevance.
 	DefaultMinRelevance = 0.3
 	// DefaultSessionBoost is the default of RetrieverConfig.SessionBoost.

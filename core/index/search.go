@@ -114,7 +114,7 @@ func (s *Search) queryWith(nsFilter bool) query.Query {
 			}
 		}
 		if len(parts) > 1 {
-			must = query.NewDisjunctionQuery(parts)
+			must = fieldSum(parts)
 		}
 	} else {
 		must = query.NewMatchAllQuery()

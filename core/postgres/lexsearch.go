@@ -23,7 +23,7 @@ type Search = index.Search
 // sqrt(tf), the average field length taken as the field's distinct terms
 // over the documents (rounded up), the idf counted twice (once in the
 // term's score, once in its query weight), a coordination factor per
-// field and across fields, and the query norm. Ties go to the smaller id
+// field (none across fields), and the query norm. Ties go to the smaller id
 // (in byte order). Statistics are those of the namespace s.NS.
 //
 // An empty Text matches every chunk that passes the other conditions,
@@ -130,11 +130,9 @@ func bm25IDF(st Stats, df map[termKey]int64) func(f byte, t string) float64 {
 // and the fields' average lengths.
 func bm25Args(s Search, st Stats, toks, distinct []string, mult map[string]int, df map[termKey]int64) pgx.NamedArgs {
 	boosts := [3]float64{1, s.ReplyBoost, s.ContextBoost}
-	parts := 0
 	var weights strings.Builder
 	for k, w := range []byte{fieldText, fieldReply, fieldCtx} {
 		if boosts[k] > 0 {
-			parts++
 			weights.WriteByte(w)
 		}
 	}
@@ -177,7 +175,7 @@ func bm25Args(s Search, st Stats, toks, distinct []string, mult map[string]int, 
 	}
 	return pgx.NamedArgs{
 		"ns": s.NS, "q": q.String(), "terms": distinct, "wa": w[0], "wb": w[1], "wc": w[2], "mult": mults,
-		"ntok": float64(len(toks)), "parts": float64(parts), "k1": search.BM25_k1, "b": search.BM25_b,
+		"ntok": float64(len(toks)), "k1": search.BM25_k1, "b": search.BM25_b,
 		"avga": avg[0], "avgb": avg[1], "avgc": avg[2], "size": s.Size,
 	}
 }
@@ -258,7 +256,7 @@ func conditions(s Search, args pgx.NamedArgs) (string, error) {
 // query terms of weight * k1*sqrt(tf) / (sqrt(tf) + k1*(1 - b + b*len/avg)),
 // where len is the field length as bleve recovers it from its float32
 // norm, times the share of query terms matched in the field; then the sum
-// over fields times the share of fields matched.
+// over fields (no coordination across fields: see index's fieldSum).
 const bm25SQL = `
 WITH q AS (
 	SELECT * FROM unnest(@terms::text[], @wa::float8[], @wb::float8[], @wc::float8[], @mult::int[]) AS q(term, wa, wb, wc, mult)
@@ -266,8 +264,7 @@ WITH q AS (
 SELECT d.id, z.score, d.session
 FROM lex_docs d
 CROSS JOIN LATERAL (
-	SELECT (coalesce(y.sa * y.ma, 0) + coalesce(y.sb * y.mb, 0) + coalesce(y.sc * y.mc, 0)) / @ntok::float8
-		* ((y.ma > 0)::int + (y.mb > 0)::int + (y.mc > 0)::int) / @parts::float8 AS score
+	SELECT (coalesce(y.sa * y.ma, 0) + coalesce(y.sb * y.mb, 0) + coalesce(y.sc * y.mc, 0)) / @ntok::float8 AS score
 	FROM (
 		SELECT
 			sum(q.wa * lex_bm25(x.tf_text, d.len_text, @avga::float8, @k1::float8, @b::float8)) FILTER (WHERE x.tf_text > 0 AND q.wa > 0) AS sa,
