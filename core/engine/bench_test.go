@@ -120,6 +120,9 @@ func BenchmarkRecall(b *testing.B) {
 			// A time phrase whose window holds nothing: the search of the
 			// window, then the widened one.
 			{"widened", core.Query{Text: "what was the budget for the hotel trip in 2019"}},
+			// A question about nothing in the memory: the relevance floor
+			// reads the whole pool before it answers with nothing.
+			{"offtopic", core.Query{Text: "what did we decide about the narwhal quartet"}},
 		} {
 			b.Run(fmt.Sprintf("chunks=%d/%s", n, tt.name), func(b *testing.B) {
 				var err error
@@ -129,6 +132,9 @@ func BenchmarkRecall(b *testing.B) {
 				}
 				if want := tt.name == "widened"; resultSink.Widened != want {
 					b.Fatalf("widened %v, want %v", resultSink.Widened, want)
+				}
+				if tt.name == "offtopic" && len(resultSink.Hits) > 0 {
+					b.Fatalf("%d hits for an off-topic question, want none", len(resultSink.Hits))
 				}
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {

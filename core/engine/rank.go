@@ -113,9 +113,10 @@ func inChunk(p []uint8, j int) bool { return p != nil && p[j] == index.InChunk }
 const minFloorChunks = 500
 
 // withRelevance keeps the first k candidates and sets their relevance;
-// when none of them reaches the floor, the query found nothing and it
-// returns none. (A floor on every hit, or on every hit at half the
-// floor, cost more recall than it saved: see docs/recall-quality.md.)
+// when none of the candidates (the hits, then the rest of the first
+// floorCands) reaches the floor, the query found nothing and it returns
+// none. (A floor on every hit, or on every hit at half the floor, cost
+// more recall than it saved: see docs/recall-quality.md.)
 // Without query text every candidate has relevance 1. An index of fewer
 // than minFloorChunks chunks has no floor; with wordsNeeded set, one of
 // the hits must still hold a query term (relevance above 0).
@@ -154,18 +155,52 @@ func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, can
 	if floor <= 0 {
 		return top, nil
 	}
-	if cal := e.floorCalibration(); cal.Weight > 0 && e.cfg.Retriever.VectorWeight > 0 && len(top) > 0 {
-		// A semantic embedder's similarity speaks for questions whose
-		// words the memory does not use ("Dr. Seuss", "bookshelf") and
-		// against off-topic ones that share its common words. (Without
-		// the vector signal, recall computes no cosines.)
-		best += cal.Weight * (bestCos - cal.Center)
+	cal := e.floorCalibration()
+	if cal.Weight <= 0 || e.cfg.Retriever.VectorWeight <= 0 {
+		cal = core.SimilarityCalibration{}
 	}
-	if best < floor {
+	// A semantic embedder's similarity speaks for questions whose words
+	// the memory does not use ("Dr. Seuss", "bookshelf") and against
+	// off-topic ones that share its common words. (Without the vector
+	// signal, recall computes no cosines.)
+	found := func(rel, cos float64) bool { return rel+cal.Weight*(cos-cal.Center) >= floor }
+	if len(top) > 0 && found(best, bestCos) {
+		return top, nil
+	}
+	// The hits fall short: the query found something only if another of
+	// its candidates reaches the floor. The ranking favours a short
+	// message that holds the question's subject over a longer one that
+	// holds more of its words, and a long question ("list the order in
+	// which I brought up … across our conversations") is then judged by
+	// chunks that could never cover it.
+	rest := cands[len(top):min(len(cands), floorCands)]
+	if len(rest) == 0 {
 		return nil, nil
 	}
-	return top, nil
+	ids = ids[:0]
+	for _, c := range rest {
+		ids = append(ids, c.id)
+	}
+	if rels, err = r.of(ctx, ids); err != nil {
+		return nil, err
+	}
+	// Each of them by itself: the hits' best relevance and best
+	// similarity may come from two hits, as the floor was calibrated, but
+	// across a whole pool the two maxima would let an off-topic query
+	// through on one chunk's words and another's meaning.
+	for i, c := range rest {
+		if found(rels[i], c.cos) {
+			return top, nil
+		}
+	}
+	return nil, nil
 }
+
+// floorCands bounds the candidates of one search whose relevance the
+// floor reads when the hits fall short of it: a search's candidates are
+// its BM25 and vector pools and their neighbours, some 100 to 200 for ten
+// hits.
+const floorCands = 400
 
 // floorCalibration returns how much the embedder's similarity moves the
 // floor (retriever.floor_similarity): the embedder's measured calibration

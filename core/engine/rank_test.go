@@ -3,6 +3,7 @@ package engine
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -187,6 +188,78 @@ func TestFloorSimilarity(t *testing.T) {
 				if got := len(res.Hits) > 0; got != want {
 					t.Errorf("%q: found %v (%d hits), want %v", q, got, len(res.Hits), want)
 				}
+			}
+		})
+	}
+}
+
+// TestFloorReadsThePool checks that the relevance floor looks past the
+// hits: a query whose hits fall short of it still finds something when
+// another candidate of its pool reaches it, and nothing when none does.
+// With a similarity calibration (floor_similarity), each candidate past
+// the hits must reach the floor by its own relevance and similarity.
+func TestFloorReadsThePool(t *testing.T) {
+	msgs := corpus(7, 600, 20, time.Date(2026, 1, 5, 9, 0, 0, 0, cst))
+	at := time.Date(2026, 3, 2, 9, 0, 0, 0, cst)
+	msgs = append(msgs,
+		msg("s-short", at, core.RoleUser, "zorblax"),
+		msg("s-long", at.Add(time.Hour), core.RoleUser, "quillet marmalune tangerow saffrock and a zorblax"),
+	)
+	const text = "zorblax quillet marmalune tangerow saffrock"
+	type c struct {
+		name string
+		cos  float64
+	}
+	for _, tt := range []struct {
+		name  string
+		sim   string // floor_similarity
+		cands []c
+		found bool
+	}{
+		{"the hit holds the subject alone", "off", []c{{"short", 0}}, false},
+		{"another candidate holds the rest", "off", []c{{"short", 0}, {"long", 0}}, true},
+		{"the hit holds it all", "off", []c{{"long", 0}, {"short", 0}}, true},
+		{"nothing else holds a word", "off", []c{{"short", 0}, {"other", 0}}, false},
+		// relevance + 2 × (cosine − 0.4) ≥ 0.3; short's relevance is 0.2,
+		// other's 0.
+		{"the hit's meaning lifts it", "2,0.4", []c{{"short", 0.5}}, true},
+		{"another's meaning alone", "2,0.4", []c{{"short", 0.3}, {"other", 0.56}}, true},
+		{"one's words and another's meaning", "2,0.4", []c{{"short", 0.3}, {"other", 0.5}}, false},
+		{"a candidate's own words and meaning", "2,0.4", []c{{"short", 0.3}, {"long", 0.2}}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := openTest(t, func(cfg *core.Config) { cfg.Retriever.FloorSimilarity = tt.sim })
+			ingest(t, e, msgs)
+			ids := map[string]string{}
+			for name, q := range map[string]string{"short": "zorblax", "long": "quillet marmalune", "other": "kyoto temple"} {
+				res, err := e.Recall(t.Context(), core.Query{Text: q, TopK: 1, NoTime: true})
+				if err != nil || len(res.Hits) != 1 {
+					t.Fatalf("%q: %v, %d hits", q, err, len(res.Hits))
+				}
+				ids[name] = res.Hits[0].ID
+			}
+			e.ixMu.RLock()
+			defer e.ixMu.RUnlock()
+			ix, err := e.indexReady()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cands := make([]cand, len(tt.cands))
+			for i, c := range tt.cands {
+				cands[i] = cand{id: ids[c.name], cos: c.cos}
+			}
+			hits, err := e.withRelevance(t.Context(), ix, text, cands, 1, 0.3, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(hits) > 0; got != tt.found {
+				t.Errorf("found %v, want %v", got, tt.found)
+			}
+			if len(hits) > 1 || len(hits) == 1 && hits[0].id != cands[0].id {
+				t.Errorf("hits %v, want the first candidate alone", hits)
+			}
+			if len(hits) == 1 && hits[0].id == ids["short"] && math.Abs(hits[0].rel-0.2) > 0.05 {
+				t.Errorf("the short hit's relevance is %v, want about 0.2 (one of five rare terms)", hits[0].rel)
 			}
 		})
 	}
