@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/huimemory/huimemory/archive/transcript"
@@ -148,7 +149,7 @@ func (e *Engine) chunkSession(ctx context.Context, p *sessionPlan) error {
 			Time: c.Time.Format(time.RFC3339Nano), End: c.End.Format(time.RFC3339Nano),
 			File: c.File, LineStart: c.LineStart, LineEnd: c.LineEnd, Msgs: refs,
 			Text: c.Text, Section: c.Section, Hash: hex.EncodeToString(sum[:]),
-			Roles: roles(c.Messages), Speakers: c.Speakers(),
+			Roles: roles(c.Messages), Speakers: c.Speakers(), Asks: asks(c.Messages),
 		}
 		pc.rec = rec
 		if pc.old != nil && pc.old.Hash == rec.Hash {
@@ -177,6 +178,22 @@ func roles(msgs []core.Message) []string {
 		}
 	}
 	return out
+}
+
+// asks reports whether a chunk of msgs is a question in a chat without
+// roles: no message has a role, and the last one ends with a question
+// mark (store.Chunk.Asks).
+func asks(msgs []core.Message) bool {
+	if len(msgs) == 0 {
+		return false
+	}
+	for i := range msgs {
+		if msgs[i].Role != core.RoleNone {
+			return false
+		}
+	}
+	t := strings.TrimSpace(msgs[len(msgs)-1].Text)
+	return strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？")
 }
 
 func types(mems []core.Memory) []string {

@@ -369,8 +369,10 @@ func (e *Engine) rebuildIndex(ctx context.Context) error {
 }
 
 // fillIndex indexes every chunk of the store into ix, and records the
-// store's generation in it.
+// store's generation in it. It also puts right the chunks' question marks
+// (markQuestions).
 func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total int, err error) {
+	var marks []string // chunks whose question mark is wrong (markQuestions)
 	err = e.st.View(func(tx *store.Tx) error {
 		gen = tx.Gen()
 		defer beginBulkGC()() // issue 15: see ingestgc.go
@@ -394,10 +396,14 @@ func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total i
 			if tx.StagedChunk(c) { // issue 13: an unpublished stage (ingeststage.go)
 				return nil
 			}
-			d, err := e.doc(tx, c)
+			chunk, err := e.hydrate(tx, c)
 			if err != nil {
 				return err
 			}
+			if asks(chunk.Messages) != c.Asks {
+				marks = append(marks, c.ID)
+			}
+			d := docOf(c, chunk)
 			docs = append(docs, d)
 			size += index.DocBytes(&d, nil)
 			if len(docs) >= indexBatch || size >= limit {
@@ -416,8 +422,53 @@ func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total i
 	if err == nil {
 		err = ix.Apply(nil, nil, gen)
 	}
+	if err == nil {
+		err = e.markQuestions(marks)
+	}
 	return gen, total, err
 }
+
+// markQuestions sets store.Chunk.Asks right on the chunks in ids, which
+// a rebuild of the index found wrong: chunks stored before the mark
+// existed (index version 7 rebuilds every older index once, and so
+// marks them). It writes markBatch chunks a transaction; the mark
+// changes no indexed field.
+func (e *Engine) markQuestions(ids []string) error {
+	for len(ids) > 0 {
+		n := min(len(ids), markBatch)
+		err := e.st.Update(func(tx *store.Tx) error {
+			for _, id := range ids[:n] {
+				c, err := tx.Chunk(id)
+				if errors.Is(err, core.ErrNotFound) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				chunk, err := e.hydrate(tx, c)
+				if err != nil {
+					return err
+				}
+				if a := asks(chunk.Messages); a != c.Asks {
+					c.Asks = a
+					if err := tx.PutChunk(c, false); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("marking questions: %w", err)
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// markBatch is the number of chunks markQuestions rewrites in one
+// transaction.
+const markBatch = 1024
 
 // rebuildBackendIndex empties the backend's index and fills it again
 // from the store. The caller holds the write lock.

@@ -10,7 +10,7 @@ import (
 // without decoding the rest: recall reads the links of a few hundred
 // chunks per query (the neighbour context), and a chunk's messages make
 // up most of its record. The record's fields come in [Chunk]'s order, so
-// the head's (prev, next, n, s, t) all precede the messages; parsing
+// the head's (prev, next, n, s, q, t) all precede the messages; parsing
 // stops at "t". A string with escapes is decoded by encoding/json; other
 // fields are skipped. Errors give the byte offset.
 func parseChunkHead(v []byte) (ChunkHead, error) {
@@ -40,6 +40,14 @@ func parseChunkHead(v []byte) (ChunkHead, error) {
 			dst = &h.NS
 		case "s":
 			dst = &h.Session
+		case "q":
+			if h.Asks, err = p.boolean(); err != nil {
+				return h, err
+			}
+			if !p.expect(',') && !p.peek('}') {
+				return h, p.err("expected ',' or '}'")
+			}
+			continue
 		case "t":
 			ts, err := p.str()
 			if err != nil {
@@ -170,4 +178,16 @@ func (p *headParser) skip() error {
 		return p.err("expected a value")
 	}
 	return nil
+}
+
+// boolean reads a JSON true or false.
+func (p *headParser) boolean() (bool, error) {
+	p.ws()
+	for _, lit := range []string{"true", "false"} {
+		if len(p.b)-p.i >= len(lit) && string(p.b[p.i:p.i+len(lit)]) == lit {
+			p.i += len(lit)
+			return lit == "true", nil
+		}
+	}
+	return false, p.err("expected true or false")
 }

@@ -21,12 +21,12 @@ func checkHead(t testing.TB, c Chunk) {
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
-	want := ChunkHead{Prev: back.Prev, Next: back.Next, NS: back.NS, Session: back.Session, Time: back.StartTime()}
+	want := ChunkHead{Prev: back.Prev, Next: back.Next, NS: back.NS, Session: back.Session, Asks: back.Asks, Time: back.StartTime()}
 	got, err := parseChunkHead(raw)
 	if err != nil {
 		t.Fatalf("parseChunkHead(%s): %v", raw, err)
 	}
-	if got.Prev != want.Prev || got.Next != want.Next || got.NS != want.NS || got.Session != want.Session || !got.Time.Equal(want.Time) {
+	if got.Prev != want.Prev || got.Next != want.Next || got.NS != want.NS || got.Session != want.Session || got.Asks != want.Asks || !got.Time.Equal(want.Time) {
 		t.Errorf("got %+v, want %+v from %s", got, want, raw)
 	}
 }
@@ -51,6 +51,7 @@ func TestParseChunkHead(t *testing.T) {
 		{"escaped session", func(c *Chunk) { c.Session = "chat \"x\"\\y\u00e9\u4f60\t\n" }},
 		{"unicode namespace and session", func(c *Chunk) { c.NS, c.Session = "团队", "会话<1>&" }},
 		{"UTC time", func(c *Chunk) { c.Time = "2026-01-01T00:00:00Z" }},
+		{"a question without roles", func(c *Chunk) { c.Roles, c.Asks, c.Next = nil, true, "d2n7p3" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,6 +75,8 @@ func TestParseChunkHeadErrors(t *testing.T) {
 		{`{"k":[1,2`, "unterminated value at byte 9"},
 		{`{"id":"x" "t":"2026"}`, "expected ',' or '}' at byte 10"},
 		{`{"t":"yesterday"}`, "time at byte 16"},
+		{`{"q":yes,"t":"2026"}`, "expected true or false at byte 5"},
+		{`{"q":true "t":"2026"}`, "expected ',' or '}' at byte 10"},
 	} {
 		_, err := parseChunkHead([]byte(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -89,7 +92,7 @@ func FuzzParseChunkHead(f *testing.F) {
 	f.Add("", "", "团队", "会话\\\"", "", int64(0))
 	f.Fuzz(func(t *testing.T, prev, next, ns, session, text string, sec int64) {
 		c := Chunk{
-			ID: "a3f2c7", Prev: prev, Next: next, NS: ns, Session: session,
+			ID: "a3f2c7", Prev: prev, Next: next, NS: ns, Session: session, Asks: sec%2 == 0,
 			Time: time.Unix(sec%(1<<34), 0).UTC().Format(time.RFC3339Nano), Text: text,
 			Msgs: []MsgRef{{}},
 		}

@@ -76,14 +76,19 @@ func (r MsgRef) Key(ns, session string) []byte {
 
 // Chunk is a chunk as stored. Its messages are references into msgs.
 // The order of the fields is part of the record's format: ChunkHead reads
-// prev, next, n, s and t and stops there (chunkhead.go).
+// prev, next, n, s, q and t and stops there (chunkhead.go).
 type Chunk struct {
-	ID        string        `json:"id"`
-	Prev      string        `json:"prev,omitempty"`
-	Next      string        `json:"next,omitempty"`
-	Key       core.ChunkKey `json:"k"`
-	NS        string        `json:"n,omitempty"`
-	Session   string        `json:"s"`
+	ID      string        `json:"id"`
+	Prev    string        `json:"prev,omitempty"`
+	Next    string        `json:"next,omitempty"`
+	Key     core.ChunkKey `json:"k"`
+	NS      string        `json:"n,omitempty"`
+	Session string        `json:"s"`
+	// Asks is set on a chunk without roles whose last message is a
+	// question: in a chat without roles, the next chunk is likely its
+	// answer (see the engine's addContext). It precedes Time, so that
+	// the chunk's head holds it.
+	Asks      bool          `json:"q,omitempty"`
 	Time      string        `json:"t"`
 	End       string        `json:"e"`
 	File      string        `json:"file"`

@@ -94,7 +94,9 @@ type ChunkHead struct {
 	Prev, Next string
 	NS         string
 	Session    string
-	Time       time.Time
+	// Asks is [Chunk.Asks].
+	Asks bool
+	Time time.Time
 }
 
 // ChunkHead returns the head of a stored chunk; ok is false when no chunk
