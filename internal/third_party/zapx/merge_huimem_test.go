@@ -156,3 +156,43 @@ func mappedRSS(t *testing.T, path string) int64 {
 	}
 	return total
 }
+
+// TestMergedSegmentMapsLittlePerRead checks that reading a few bytes
+// here and there of a merged segment's dictionaries and postings maps
+// little of it: the merge writes them DefaultFileMergerBufferSize bytes
+// at a time, and Linux caches a write in folios as large as the write
+// and maps a whole folio at a fault. Written 1 MiB at a time, a read
+// every 256 KiB mapped all of the file.
+func TestMergedSegmentMapsLittlePerRead(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the map's resident pages are read from /proc on Linux only")
+	}
+	dir := t.TempDir()
+	src := storedSegment(t, filepath.Join(dir, "src.zap"), 200000, 2)
+	path := filepath.Join(dir, "merged.zap")
+	if _, _, err := zapPlugin.Merge([]seg.Segment{src}, []*roaring.Bitmap{nil}, path, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := zapPlugin.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sb := &s.(*Segment).SegmentBase
+	// Past the stored documents, which a merge copies in larger writes
+	// and lets go as it copies them (copyStoredDocs).
+	rest := sb.mem[sb.storedIndexOffset+8*sb.numDocs:]
+	const step = 256 << 10
+	var sum byte
+	for i := 0; i < len(rest); i += step {
+		sum += rest[i]
+	}
+	rss := mappedRSS(t, path)
+	t.Logf("read %d bytes %d KiB apart (sum %d): %d of the file's %d bytes mapped", (len(rest)+step-1)/step, step>>10, sum, rss, len(sb.mem))
+	if len(rest) < 4*step {
+		t.Fatalf("the dictionaries and postings take %d bytes, want at least %d: the test proves little", len(rest), 4*step)
+	}
+	if rss > int64(len(rest))/2 {
+		t.Errorf("%d bytes of the merged file are mapped after reading %d bytes of it, want at most half of its %d bytes of dictionaries and postings", rss, (len(rest)+step-1)/step, len(rest))
+	}
+}
