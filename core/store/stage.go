@@ -396,7 +396,9 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 	}
 	chunks, read := 0, 0
 	var dirty []string
-	markDirty := func() error {
+	// endGroup marks a group's chunks dirty (none when the stage was
+	// indexed) and lets the store's map go.
+	endGroup := func() error {
 		slices.Sort(dirty)
 		for _, id := range dirty {
 			if err := t.MarkIndexDirty(id); err != nil {
@@ -428,18 +430,18 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 		if !info.Indexed {
 			dirty = append(dirty, s.IDs...)
 		}
-		// The map is let go every publishGroup chunks read, dirty
-		// marks or not: the sessions' records lie all over the store,
+		// A group ends every publishGroup chunks read, dirty marks
+		// or not: the sessions' records lie all over the store,
 		// and reading all of them without a release mapped 39 MiB of it
 		// at 150 MB (issue 13, round 20).
 		if read += len(s.IDs); read >= publishGroup {
-			if err := markDirty(); err != nil {
+			if err := endGroup(); err != nil {
 				return 0, err
 			}
 			read = 0
 		}
 	}
-	if err := markDirty(); err != nil {
+	if err := endGroup(); err != nil {
 		return 0, err
 	}
 	if err := t.publishVectors(b, touched); err != nil {
