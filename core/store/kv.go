@@ -70,12 +70,24 @@ type Notifier interface {
 	Notify(tx KVTx, channel, payload string) error
 }
 
-// boltTx is a bbolt transaction as a [KVTx].
-type boltTx struct{ tx *bolt.Tx }
+// boltTx is a bbolt transaction as a [KVTx]. With fill set, each bucket
+// it hands out fills its leaves before it splits them (see
+// [Tx.fillLeaves]).
+type boltTx struct {
+	tx   *bolt.Tx
+	fill bool
+}
+
+func (t boltTx) bucket(b *bolt.Bucket) Bucket {
+	if t.fill {
+		b.FillPercent = 1
+	}
+	return boltBucket{b}
+}
 
 func (t boltTx) Bucket(name []byte) Bucket {
 	if b := t.tx.Bucket(name); b != nil {
-		return boltBucket{b}
+		return t.bucket(b)
 	}
 	return nil
 }
@@ -85,7 +97,7 @@ func (t boltTx) CreateBucket(name []byte) (Bucket, error) {
 	if err != nil {
 		return nil, err
 	}
-	return boltBucket{b}, nil
+	return t.bucket(b), nil
 }
 
 func (t boltTx) CreateBucketIfNotExists(name []byte) (Bucket, error) {
@@ -93,7 +105,7 @@ func (t boltTx) CreateBucketIfNotExists(name []byte) (Bucket, error) {
 	if err != nil {
 		return nil, err
 	}
-	return boltBucket{b}, nil
+	return t.bucket(b), nil
 }
 
 func (t boltTx) DeleteBucket(name []byte) error { return t.tx.DeleteBucket(name) }
@@ -115,12 +127,12 @@ type BoltKV struct{ DB *bolt.DB }
 
 // View runs fn in a bbolt read transaction.
 func (b BoltKV) View(fn func(KVTx) error) error {
-	return b.DB.View(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+	return b.DB.View(func(tx *bolt.Tx) error { return fn(boltTx{tx: tx}) })
 }
 
 // Update runs fn in a bbolt write transaction.
 func (b BoltKV) Update(fn func(KVTx) error) error {
-	return b.DB.Update(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+	return b.DB.Update(func(tx *bolt.Tx) error { return fn(boltTx{tx: tx}) })
 }
 
 // Close closes the database.

@@ -191,7 +191,7 @@ func (s *Store) initialised() bool {
 		return false
 	}
 	defer db.Close()
-	return db.View(func(tx *bolt.Tx) error { return bucketsReady(boltTx{tx}) }) == nil
+	return db.View(func(tx *bolt.Tx) error { return bucketsReady(boltTx{tx: tx}) }) == nil
 }
 
 // initialise creates the store's buckets under the writer lock.

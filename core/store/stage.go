@@ -484,6 +484,7 @@ func (t *Tx) WriteStagedSessions(info *StageInfo, after []byte, limit int) ([]by
 	if limit <= 0 {
 		limit = mergeBytes
 	}
+	t.fillLeaves() // in the order of the sessions' keys
 	b, err := t.stageBucket(info.ID)
 	if err != nil {
 		return nil, err

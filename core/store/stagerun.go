@@ -150,9 +150,14 @@ func (r *StageRun) Remove() error {
 }
 
 // UseStageRun makes the transaction write the hashed buckets' records
-// into run r instead of the buckets, and read them from it first. A
-// transaction that writes with it must be one of the stage's batches.
-func (t *Tx) UseStageRun(r *StageRun) { t.run = r }
+// into run r instead of the buckets, and read them from it first, and
+// fill the leaves it writes (a batch writes its messages in runs of
+// keys: see [Tx.fillLeaves]). A transaction that writes with it must be
+// one of the stage's batches.
+func (t *Tx) UseStageRun(r *StageRun) {
+	t.run = r
+	t.fillLeaves()
+}
 
 // Records returns how many records the run holds (for tests and tracing).
 func (r *StageRun) Records() int { return r.records }
@@ -321,6 +326,7 @@ func (t *Tx) MergeStageRun(r *StageRun, limit int) (bool, error) {
 	if limit <= 0 {
 		limit = mergeBytes
 	}
+	t.fillLeaves() // in key order
 	if r.file != nil {
 		return t.mergeRunFile(r, limit)
 	}
