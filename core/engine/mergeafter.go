@@ -94,12 +94,19 @@ func (e *Engine) mergeWanted() (segmentMerger, bool) {
 // TidyBase is the size of the store and of the index at some moment,
 // which the growth that tidying looks at is measured from.
 type TidyBase struct {
-	data int64
-	docs uint64
+	data   int64
+	filled int64 // the store's FilledGrowth
+	docs   uint64
 }
 
 // TidyBase returns the store's and the index's size now.
-func (e *Engine) TidyBase() TidyBase { return TidyBase{data: e.dataSize(), docs: e.indexCount()} }
+func (e *Engine) TidyBase() TidyBase {
+	b := TidyBase{data: e.dataSize(), docs: e.indexCount()}
+	if e.st != nil {
+		b.filled = e.st.FilledGrowth()
+	}
+	return b
+}
 
 // indexCount returns how many chunks the index holds, or 0 when it cannot
 // say.
@@ -136,7 +143,7 @@ func (e *Engine) Tidy(ctx context.Context, base TidyBase) (*Compaction, *IndexMe
 		return nil, nil, err
 	}
 	defer beginBulkGC()() // issue 15: see ingestgc.go
-	c, m := e.compactAndMerge(ctx, base.data, 0)
+	c, m := e.compactAndMerge(ctx, e.compactBase(base), 0)
 	return c, m, nil
 }
 
@@ -156,7 +163,7 @@ func (e *Engine) compactAndMerge(ctx context.Context, data int64, minDocs uint64
 // since base or the index wants a merge: a cheap look, before a shared
 // engine takes the home for the work.
 func (e *Engine) tidyWanted(base TidyBase) bool {
-	if data, _, err := e.st.DataSize(); err == nil && data >= compactMinBytes && float64(data) > compactGrowth*float64(base.data) {
+	if data, _, err := e.st.DataSize(); err == nil && data >= compactMinBytes && float64(data) > compactGrowth*float64(e.compactBase(base)) {
 		return true
 	}
 	_, want := e.mergeWanted()
@@ -172,5 +179,5 @@ func (e *Engine) tidyAfterIngest(ctx context.Context, base TidyBase) (*Compactio
 		return nil, nil
 	}
 	defer beginBulkGC()() // issue 15: see ingestgc.go
-	return e.compactAndMerge(ctx, base.data, uint64(compactGrowth*float64(base.docs)))
+	return e.compactAndMerge(ctx, e.compactBase(base), uint64(compactGrowth*float64(base.docs)))
 }
