@@ -102,10 +102,16 @@ func TestStageFillsLeaves(t *testing.T) {
 					run = mode.new(t, s, info)
 					defer run.Remove()
 				}
-				size0, _, _ := s.DataSize()
+				size0, _, err := s.DataSize()
+				if err != nil {
+					t.Fatal(err)
+				}
 				filled0 := s.FilledGrowth()
 				write(t, s, run)
-				size1, _, _ := s.DataSize()
+				size1, _, err := s.DataSize()
+				if err != nil {
+					t.Fatal(err)
+				}
 				filled := s.FilledGrowth() - filled0
 				for _, b := range [][]byte{bMsgs, bMsgIDs} {
 					f := leavesUsed(t, s, b)
