@@ -37,9 +37,10 @@ import (
 // 656 MB, and its vectors lay in 4,386 windows of 64 KiB where 4,127
 // would do, against 4,159 after), so a copy would cost seconds per
 // hundred MB for next to nothing. What other writes added counts as
-// before.
+// before. A base of no size (a store it could not read) stays so, and
+// there is no compaction, as before.
 func (e *Engine) compactBase(base TidyBase) int64 {
-	if e.st == nil {
+	if e.st == nil || base.data <= 0 {
 		return base.data
 	}
 	return base.data + max(0, e.st.FilledGrowth()-base.filled)
