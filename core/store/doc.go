@@ -40,7 +40,10 @@
 //	            its publication)
 //	stagerun/<id>/<batch>  tag key → a batch's records of msgids, msgsrcs,
 //	            chunks, chunkkeys and veckeys, merged at publication
-//	            (stagerun.go)
+//	            (stagerun.go); in a home, the file huimem.db.run-<id>
+//	            beside the store instead (runfile.go), with the index of
+//	            its older batches' keys, huimem.db.run-<id>.keys
+//	            (runkeys.go)
 //
 // A write transaction holds back its writes to the large buckets (msgs,
 // msgids, chunks, chunkkeys, vecs, vectime, veckeys, outbox) and applies them in key

@@ -103,8 +103,10 @@ func newSegEncoder(sizeHint int) *segEncoder {
 	return &segEncoder{data: make([]byte, runHeaderLen, runHeaderLen+sizeHint)}
 }
 
-// add appends a record; keys must come in order. val nil is a deletion.
-func (e *segEncoder) add(key, val []byte) {
+// add appends a record and returns its offset in the segment (header
+// included); keys must come in order. val nil is a deletion.
+func (e *segEncoder) add(key, val []byte) (off int) {
+	off = len(e.data)
 	if len(e.blocks) == 0 || len(e.data)-e.start >= runBlockBytes {
 		e.start = len(e.data)
 		e.blocks = append(e.blocks, runBlock{first: bytes.Clone(key), off: int64(len(e.data))})
@@ -113,10 +115,11 @@ func (e *segEncoder) add(key, val []byte) {
 	e.data = append(e.data, key...)
 	if val == nil {
 		e.data = binary.AppendUvarint(e.data, 0)
-		return
+		return off
 	}
 	e.data = binary.AppendUvarint(e.data, uint64(len(val))+1)
 	e.data = append(e.data, val...)
+	return off
 }
 
 // append writes the encoded segment at the end of the file and syncs it:
@@ -306,8 +309,9 @@ func walkRunFile(path string, from int64, limit int, fn func(key, val []byte) er
 	}
 }
 
-// runFileStages returns the stage ids of the run files beside the store
-// at storePath.
+// runFileStages returns the names of the run files (and of their key
+// indexes' files) beside the store at storePath, after runFilePrefix: a
+// stage id, followed by runKeysSuffix and more for a key index's.
 func runFileStages(storePath string) ([]string, error) {
 	prefix := filepath.Base(runFilePrefix(storePath))
 	entries, err := os.ReadDir(filepath.Dir(storePath))

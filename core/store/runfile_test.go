@@ -209,17 +209,26 @@ func TestRemoveRunFiles(t *testing.T) {
 	run := homeRun(t, s, info)
 	defer run.Close()
 	stale := runFilePrefix(s.Path()) + "999"
-	if err := os.WriteFile(stale, []byte("left by a crash"), 0o600); err != nil {
-		t.Fatal(err)
+	// A run file, its key index, the index's next version and its
+	// scratch file.
+	leftovers := []string{stale, stale + runKeysSuffix, stale + runKeysSuffix + ".new", stale + runKeysSuffix + runKeysFreshSuffix}
+	for _, path := range append(leftovers, run.keys.path, run.keys.path+runKeysFreshSuffix) {
+		if err := os.WriteFile(path, []byte("left by a crash"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := s.RemoveRunFiles(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the stale run file is still there: %v", err)
+	for _, path := range leftovers {
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is still there: %v", filepath.Base(path), err)
+		}
 	}
-	if _, err := os.Stat(run.file.path); err != nil {
-		t.Errorf("the open stage's run file is gone: %v", err)
+	for _, path := range []string{run.file.path, run.keys.path, run.keys.path + runKeysFreshSuffix} {
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("the open stage's %s is gone: %v", filepath.Base(path), err)
+		}
 	}
 	// A stage whose run file is still there is not published.
 	err := s.Update(func(tx *Tx) error { _, err := tx.PublishStage(info, nil); return err })

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/bits-and-blooms/bloom/v3"
 
@@ -26,8 +27,12 @@ import (
 // transactions look in the run, newest batch first, before the bucket
 // itself; Bloom filters in memory, one per batch and one per group of
 // batches, tell which batches may hold a key, so that a key the run does
-// not hold costs no read. Before the stage is published, [Tx.MergeStageRun]
-// merges the run's batches into the buckets in key order, in bounded
+// not hold costs no read. A run file keeps them for its newest group
+// alone, and folds each full group into a key index on disk, behind a
+// filter of a fixed size, which a lookup reads one block of
+// (runkeys.go): the filters of every batch were the part of an ingest's
+// memory that grew with the file. Before the stage is published,
+// [Tx.MergeStageRun] merges the run's batches into the buckets in key order, in bounded
 // transactions: each leaf is then written once per merge transaction that
 // reaches it, not once per batch. Until the publication nothing a reader
 // finds things through leads to the merged records, as before.
@@ -56,7 +61,8 @@ var runBuckets = [...][]byte{1: bChunkKeys, 2: bChunks, 3: bMsgIDs, 4: bMsgSrcs,
 const runGroupSpan = 32
 
 // runBitsPerKey and runHashes size the filters: about 0.8% false
-// positives, 1.25 bytes of memory per record (twice: batch and group).
+// positives, 1.25 bytes of memory per record (twice: batch and group),
+// of a run in buckets, or of a run file's newest group.
 const (
 	runBitsPerKey = 10
 	runHashes     = 7
@@ -78,7 +84,9 @@ type StageRun struct {
 	id      string
 	file    *runFile // the run's file (runfile.go); nil: its batches are buckets
 	batches []runBatch
-	groups  []*bloom.BloomFilter // groups[i] covers batches[i*runGroupSpan:]
+	groups  []*bloom.BloomFilter // groups[i] covers batches[i*runGroupSpan:]; nil: folded
+	// A run file's index of the keys of its folded groups (runkeys.go).
+	keys *runKeys
 	// records counts the records the batches wrote.
 	records int
 	// Where MergeStageRun stopped: the tag being merged and the last key
@@ -121,6 +129,7 @@ func (s *Store) NewStageRun(info *StageInfo) (*StageRun, error) {
 		return nil, err
 	}
 	r.file = f
+	r.keys = newRunKeys(f.path + runKeysSuffix)
 	return r, nil
 }
 
@@ -130,7 +139,7 @@ func (r *StageRun) Close() error {
 	if r.file == nil || r.file.f == nil {
 		return nil
 	}
-	err := r.file.close()
+	err := errors.Join(r.file.close(), r.keys.remove()) // the index serves no one else
 	r.file.f = nil
 	return err
 }
@@ -184,6 +193,9 @@ func (t *Tx) runGet(tag byte, key []byte) (v []byte, found bool) {
 	probe := runKey(tag, key)
 	locs := bloom.Locations(probe, runHashes)
 	for g := len(r.groups) - 1; g >= 0; g-- {
+		if r.groups[g] == nil {
+			break // folded into the key index, with every group before it
+		}
 		if !r.groups[g].TestLocations(locs) {
 			continue
 		}
@@ -208,6 +220,13 @@ func (t *Tx) runGet(tag byte, key []byte) (v []byte, found bool) {
 				}
 			}
 		}
+	}
+	if r.keys != nil && r.keys.n > 0 {
+		v, found, err := r.keys.get(r.file, r.keys.hash(probe), probe)
+		if err != nil && r.err == nil {
+			r.err = err
+		}
+		return v, found
 	}
 	return nil, false
 }
@@ -242,7 +261,9 @@ func (t *Tx) flushRun() error {
 	}
 	var put func(k, v []byte) error
 	var enc *segEncoder
+	var entries []runKeyEntry // of a run file's batch, for its key index
 	if r.file != nil {
+		entries = make([]runKeyEntry, 0, n)
 		enc = newSegEncoder(n * 64)
 		put = func(k, v []byte) error {
 			if v[0] == 0 {
@@ -250,7 +271,8 @@ func (t *Tx) flushRun() error {
 			} else {
 				v = v[1:]
 			}
-			enc.add(k, v)
+			off := enc.add(k, v)
+			entries = append(entries, runKeyEntry{r.keys.hash(k), uint64(off)})
 			return nil
 		}
 	} else {
@@ -294,13 +316,40 @@ func (t *Tx) flushRun() error {
 	}
 	b := runBatch{seq: seq, filter: filter, bytes: size}
 	if enc != nil {
+		start := uint64(r.file.size)
 		var err error
 		if b.seg, err = r.file.append(enc); err != nil {
 			return err
 		}
+		for i := range entries {
+			entries[i].off += start
+		}
+		if err := r.keys.add(entries); err != nil {
+			r.err = fmt.Errorf("stage %s: %w", r.id, err)
+			return r.err
+		}
 	}
 	r.batches = append(r.batches, b)
 	r.records += n
+	if r.keys != nil && len(r.batches)%runGroupSpan == 0 {
+		return r.foldGroup()
+	}
+	return nil
+}
+
+// foldGroup folds the newest group of a run file's batches, now full,
+// into the run's key index, and lets the group's filters and its
+// segments' block indexes go: lookups of its records go to the index.
+func (r *StageRun) foldGroup() error {
+	if err := r.keys.fold(); err != nil {
+		r.err = fmt.Errorf("stage %s: %w", r.id, err)
+		return r.err
+	}
+	g := len(r.groups) - 1
+	for i := g * runGroupSpan; i < len(r.batches); i++ {
+		r.batches[i].filter, r.batches[i].seg.blocks = nil, nil
+	}
+	r.groups[g] = nil
 	return nil
 }
 
@@ -437,8 +486,12 @@ func (t *Tx) mergeRunFile(r *StageRun, limit int) (bool, error) {
 		return false, r.err
 	}
 	if r.readers == nil {
-		// No lookup follows: the filters and the blocks' keys go.
+		// No lookup follows: the filters, the blocks' keys and the key
+		// index go.
 		r.groups = nil
+		if err := r.keys.remove(); err != nil {
+			return false, err
+		}
 		r.readers = runHeap[*segReader]{}
 		for i, b := range r.batches {
 			r.batches[i].filter, b.seg.blocks = nil, nil
@@ -660,26 +713,28 @@ func (t *Tx) discardRunFile(id string, limit int) (int, error) {
 	return 0, nil
 }
 
-// RemoveRunFiles removes the run files of every stage that is not open:
-// left by a crash after a run's merge or a stage's discard, before the
-// file's removal. Call it with no ingest under way.
+// RemoveRunFiles removes the run files, and the runs' key indexes
+// (runkeys.go), of every stage that is not open: left by a crash after a
+// run's merge or a stage's discard, before the file's removal, or during
+// an ingest. Call it with no ingest under way.
 func (s *Store) RemoveRunFiles() error {
 	if s.kv != nil {
 		return nil
 	}
-	ids, err := runFileStages(s.path)
-	if err != nil || len(ids) == 0 {
+	names, err := runFileStages(s.path)
+	if err != nil || len(names) == 0 {
 		return err
 	}
 	var open map[string]bool
 	if err := s.View(func(tx *Tx) error { open = tx.openStages(); return nil }); err != nil {
 		return err
 	}
-	for _, id := range ids {
+	for _, name := range names {
+		id, _, _ := strings.Cut(name, ".") // a run's key index and its files: <id>.keys…
 		if open[id] {
 			continue
 		}
-		if err := os.Remove(runFilePrefix(s.path) + id); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(runFilePrefix(s.path) + name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("removing the run of stage %s: %w", id, err)
 		}
 	}

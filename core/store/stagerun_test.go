@@ -21,13 +21,14 @@ type runOp struct {
 	val    string
 }
 
-// runScript is a stage's batches: 40 of them, so that the run has two
-// filter groups, with keys written again and deleted by later batches,
-// in all five of the run's buckets.
+// runScript is a stage's batches: 70 of them, so that the run has three
+// filter groups and a run file folds two of them into its key index
+// (runkeys.go), with keys written again and deleted by later batches, in
+// all five of the run's buckets.
 func runScript() [][]runOp {
 	buckets := [][]byte{bChunkKeys, bChunks, bMsgIDs, bMsgSrcs, bVecKeys}
 	var script [][]runOp
-	for b := 0; b < 40; b++ {
+	for b := 0; b < 70; b++ {
 		var ops []runOp
 		for i := 0; i < 25; i++ {
 			bucket := buckets[(b+i)%len(buckets)]
@@ -161,6 +162,25 @@ func TestStageRunMatchesDirectWrites(t *testing.T) {
 				if run.Records() == 0 {
 					t.Fatal("the run holds no records")
 				}
+				// Every key the stage wrote, in whichever batch or group,
+				// reads as the direct writes left it: the newest write
+				// wins, a deletion reads nil.
+				s.View(func(tx *Tx) error {
+					tx.UseStageRun(run)
+					for _, ops := range append([][]runOp{pre}, script...) {
+						for _, op := range ops {
+							got, want := tx.get(op.bucket, []byte(op.key)), want[string(op.bucket)][op.key]
+							if string(got) != want || (want == "") != (got == nil) {
+								t.Errorf("%s %q reads %q in the stage after every batch, want %q", op.bucket, op.key, got, want)
+							}
+						}
+					}
+					return nil
+				})
+				if run.err != nil {
+					t.Fatal(run.err)
+				}
+				checkRunFolded(t, run, mode.name == "file")
 				if got := dumpBuckets(t, s, bMsgIDs); len(got[string(bMsgIDs)]) != 2 {
 					t.Errorf("msgids holds %v before the merge, want the two keys from before the stage", got)
 				}
@@ -333,4 +353,38 @@ func testPublishStageWithRun(t *testing.T, newRun func(*testing.T, *Store, *Stag
 		}
 		return nil
 	})
+}
+
+// checkRunFolded checks what a run keeps in memory: in a file, filters
+// and block indexes for its newest group of batches alone, the older
+// groups' keys being in its key index; in buckets, filters for every
+// batch.
+func checkRunFolded(t *testing.T, run *StageRun, file bool) {
+	t.Helper()
+	newest := (len(run.batches) - 1) / runGroupSpan * runGroupSpan
+	if file && len(run.batches)%runGroupSpan == 0 {
+		newest = len(run.batches)
+	}
+	if file && newest == 0 {
+		t.Fatalf("a run of %d batches has no folded group to check", len(run.batches))
+	}
+	for i, b := range run.batches {
+		folded := file && i < newest
+		if (b.filter == nil) != folded || (b.seg != nil && (b.seg.blocks == nil) != folded) {
+			t.Errorf("batch %d of %d: filter %v, blocks %v, want them only if it is in the newest group", i, len(run.batches), b.filter != nil, b.seg != nil && b.seg.blocks != nil)
+		}
+	}
+	for g, f := range run.groups {
+		if folded := file && g*runGroupSpan < newest; (f == nil) != folded {
+			t.Errorf("group %d: filter %v, want one only if it is the newest", g, f != nil)
+		}
+	}
+	if file {
+		if run.keys.n+run.keys.pending() != int64(run.Records()) || (run.keys.pending() == 0) != (newest == len(run.batches)) {
+			t.Errorf("the key index holds %d records and %d wait, of the run's %d", run.keys.n, run.keys.pending(), run.Records())
+		}
+		if _, err := os.Stat(run.keys.path); err != nil {
+			t.Errorf("the run's key index: %v", err)
+		}
+	}
 }
