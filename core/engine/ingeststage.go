@@ -88,8 +88,8 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if err := e.discardStages(); err != nil {
 		return IngestResult{}, err
 	}
-	defer beginBulkGC()()                               // issue 15: see ingestgc.go
-	defer every(storeReleaseTick, e.st.ReleaseMapped)() // issue 13: see release.go
+	defer beginBulkGC()()                            // issue 15: see ingestgc.go
+	defer every(storeReleaseTick, e.releaseMapped)() // issue 13: see release.go
 	run := &stageRun{src: abs, base: e.TidyBase(), indexable: e.stageIndexable()}
 	err := e.st.Update(func(tx *store.Tx) error {
 		var err error
