@@ -301,12 +301,11 @@ func (k *runKeys) fold() (err error) {
 	if err != nil {
 		return fmt.Errorf("writing the key index of the stage's run: %w", err)
 	}
-	if k.f != nil {
-		k.f.Close()
-	}
-	k.f = nil
-	if err := os.Rename(tmp, k.path); err != nil {
+	if err = os.Rename(tmp, k.path); err != nil {
 		return fmt.Errorf("writing the key index of the stage's run: %w", err)
+	}
+	if k.f != nil {
+		k.f.Close() // the old index, replaced
 	}
 	k.f, k.n, k.firsts = nf, n, firsts
 	k.freshRuns, k.freshSize = k.freshRuns[:0], 0
