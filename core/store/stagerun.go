@@ -32,10 +32,11 @@ import (
 // filter of a fixed size, which a lookup reads one block of
 // (runkeys.go): the filters of every batch were the part of an ingest's
 // memory that grew with the file. Before the stage is published,
-// [Tx.MergeStageRun] merges the run's batches into the buckets in key order, in bounded
-// transactions: each leaf is then written once per merge transaction that
-// reaches it, not once per batch. Until the publication nothing a reader
-// finds things through leads to the merged records, as before.
+// [Tx.MergeStageRun] merges the run's batches into the buckets in key
+// order, in bounded transactions: each leaf is then written once per
+// merge transaction that reaches it, not once per batch. Until the
+// publication nothing a reader finds things through leads to the merged
+// records, as before.
 //
 // Run buckets (behind a KV, and in a version-6 store left by a crash),
 // one per batch that wrote any of those records:
