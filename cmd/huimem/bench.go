@@ -21,7 +21,7 @@ func (a *app) benchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Benchmarks: retrieval quality on LoCoMo, and performance",
 	}
-	cmd.AddCommand(a.benchLocomoCmd(), a.benchBeamCmd(), a.benchPerfCmd(), a.benchServeCmd(), a.benchColdCmd(), a.benchIngestCmd(), a.benchClusterCmd())
+	cmd.AddCommand(a.benchLocomoCmd(), a.benchBeamCmd(), a.benchPerfCmd(), a.benchServeCmd(), a.benchColdCmd(), a.benchIngestCmd(), a.benchClusterCmd(), a.benchZhCmd(), a.benchDevCmd())
 	return cmd
 }
 

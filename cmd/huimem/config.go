@@ -39,7 +39,7 @@ func (a *app) configCmd() *cobra.Command {
 // commentEmbedder puts on the embedding.name line of doc, the encoded
 // configuration, which embedder runs and why when HuiMemory chose it:
 //
-//	name: use-lite # auto: weights installed at /root/.cache/huimem/models/use-lite
+//	name: hash # auto: fast for any language; set embedding.name: use-lite for English semantic vectors
 func commentEmbedder(doc *yaml.Node, choice host.EmbedderChoice) {
 	if !choice.Auto {
 		return

@@ -18,7 +18,7 @@ import (
 )
 
 // TestReindexSurvivesKill9 switches a home from hash to use-lite with a
-// real `huimem reindex`, killed with SIGKILL at several points. After
+// real `huimem reindex` (embedding.name: use-lite), killed with SIGKILL at several points. After
 // each kill the home must work: either as it was (hash vectors, the same
 // recall results) or, if the kill came after the commit, on use-lite.
 // Running reindex again must finish, and leave the home as an
@@ -42,11 +42,18 @@ func TestReindexSurvivesKill9(t *testing.T) {
 	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The reindexes name use-lite (the automatic choice is hash); the
+	// other commands run with the automatic choice, which opens a home
+	// embedded with use-lite with use-lite.
+	const useLite = "HUIMEM_EMBEDDING_NAME=use-lite"
 	// run runs huimem with $HUIMEM_MODELS set to modelsDir.
 	run := func(modelsDir, home string, args ...string) (string, error) {
 		t.Helper()
 		cmd := exec.Command(bin, append([]string{"--home", home}, args...)...)
 		cmd.Env = append(os.Environ(), "HUIMEM_MODELS="+modelsDir)
+		if args[0] == "reindex" {
+			cmd.Env = append(cmd.Env, useLite)
+		}
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
@@ -107,7 +114,7 @@ func TestReindexSurvivesKill9(t *testing.T) {
 		partial, _ := os.ReadFile(filepath.Join(home, "reembed.partial"))
 		_, records, _ := bytes.Cut(partial, []byte("\n"))
 		cmd := exec.Command(bin, "--home", home, "reindex", "--quiet")
-		cmd.Env = append(os.Environ(), "HUIMEM_MODELS="+models, batchEnv)
+		cmd.Env = append(os.Environ(), "HUIMEM_MODELS="+models, batchEnv, useLite)
 		var stdout bytes.Buffer
 		cmd.Stdout = &stdout
 		if err := cmd.Start(); err != nil {

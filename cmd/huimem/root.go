@@ -42,7 +42,7 @@ type app struct {
 	// create a home.
 	command string
 	// embedder is which embedder the last loaded configuration runs and
-	// why (auto-selection: use-lite when its weights are installed);
+	// why (the automatic choice is hash);
 	// `huimem stats` and `huimem config` show it.
 	embedder host.EmbedderChoice
 }
@@ -59,6 +59,8 @@ var homeCreators = map[string]bool{
 	// Benchmarks fill a scratch home of their own.
 	"bench locomo": false,
 	"bench beam":   false,
+	"bench zh":     false,
+	"bench dev":    false,
 }
 
 // usageError marks a bad command line.
@@ -199,8 +201,8 @@ func (a *app) loadConfig() (core.Config, error) {
 			p.spec.Name = filepath.Base(p.spec.Command)
 		}
 	}
-	// An embedder that is not named is chosen: use-lite when its weights
-	// are installed, else hash.
+	// An embedder that is not named is chosen (hash; see
+	// host.ChooseEmbedder).
 	a.embedder = host.ChooseEmbedder(&cfg.Embedding)
 	cfg.SetDefaults()
 	if err := cfg.Validate(); err != nil {

@@ -63,6 +63,22 @@ type BackendIndex interface {
 	Reset() error
 }
 
+// StaleIndex is a [BackendIndex] that can tell its documents were made
+// by another analyzer (an older build's): Stale returns why, or "". The
+// engine then rebuilds it, as the embedded index rebuilds itself when
+// [index.Version] changes.
+type StaleIndex interface {
+	Stale(ctx context.Context) (string, error)
+}
+
+// staleWhy says why the backend's index must be rebuilt, or "".
+func (e *Engine) staleWhy(ctx context.Context) (string, error) {
+	if s, ok := e.backend.Index.(StaleIndex); ok {
+		return s.Stale(ctx)
+	}
+	return "", nil
+}
+
 // Invalidator is told which cached vectors another process changed:
 // those of namespace ns in the ISO week holding t, or all of them.
 type Invalidator interface {
@@ -93,7 +109,7 @@ func (e *Engine) openBackend(ctx context.Context, opts Options, lockWait time.Du
 		}
 		e.acc.unwatch = stop
 	}
-	if !e.backendBehind() {
+	if !e.backendBehind(ctx) {
 		return nil // readers do not wait for a writer
 	}
 	e.writeMu.Lock()
@@ -116,7 +132,7 @@ func (e *Engine) openBackend(ctx context.Context, opts Options, lockWait time.Du
 // backendBehind reports whether the backend has work left by a writer
 // that died: an index behind the store, transcripts queued, a forget
 // pending.
-func (e *Engine) backendBehind() bool {
+func (e *Engine) backendBehind(ctx context.Context) bool {
 	var gen uint64
 	var outbox, dirty int
 	var forget bool
@@ -128,7 +144,8 @@ func (e *Engine) backendBehind() bool {
 		return nil
 	})
 	igen, err := e.ix.Gen()
-	return err != nil || igen != gen || outbox > 0 || dirty > 0 || forget
+	why, err2 := e.staleWhy(ctx)
+	return err != nil || err2 != nil || why != "" || igen != gen || outbox > 0 || dirty > 0 || forget
 }
 
 // storeGen reads the store's generation (0 if it cannot be read).
@@ -189,7 +206,13 @@ func (e *Engine) catchUp(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the index's generation: %w", err)
 	}
+	why, err := e.staleWhy(ctx)
+	if err != nil {
+		return err
+	}
 	switch {
+	case why != "":
+		return e.repair(ctx, why)
 	case igen > gen:
 		return e.repair(ctx, fmt.Sprintf("it is ahead of the store (generation %d > %d)", igen, gen))
 	case igen < gen && igen < cleared:

@@ -32,12 +32,13 @@ type queryPlan struct {
 	outerSince, outerBefore time.Time
 }
 
-// planQuery reduces a long q.Text to its question (see sanitizeQuery) and
-// resolves its time phrase and the filter expression.
+// planQuery reduces a long q.Text to its question (see sanitizeQuery and
+// focusQuery) and resolves its time phrase and the filter expression.
 // An exact phrase narrows the window; a fuzzy one asks for a progressive
 // scan inside its span.
 func (e *Engine) planQuery(q core.Query) (*queryPlan, error) {
-	p := &queryPlan{text: sanitizeQuery(strings.TrimSpace(q.Text)), since: q.Since, before: q.Before, now: q.Now}
+	text, timeText := focusQuery(sanitizeQuery(strings.TrimSpace(q.Text)))
+	p := &queryPlan{text: text, since: q.Since, before: q.Before, now: q.Now}
 	if p.now.IsZero() {
 		p.now = time.Now()
 	}
@@ -53,11 +54,17 @@ func (e *Engine) planQuery(q core.Query) (*queryPlan, error) {
 	timeGiven := !p.since.IsZero() || !p.before.IsZero()
 	p.outerSince, p.outerBefore = p.since, p.before
 	if !q.NoTime {
-		if r, rest, ok := timeparse.Extract(p.text, p.now); ok {
+		if r, rest, ok := timeparse.Extract(timeText, p.now); ok {
 			p.resolved = &core.TimeRange{Start: r.Start, End: r.End, Granularity: r.Granularity.String(), Fuzzy: r.Fuzzy, Text: r.Text}
-			p.text = strings.TrimSpace(rest)
+			p.text = strings.TrimSpace(text[:len(text)-len(timeText)] + " " + rest)
 			timeGiven = true
-			if r.Fuzzy {
+			// A vague phrase of days or weeks ("最近", "前段时间", "a while
+			// ago") is scanned a week at a time, newest first. One of
+			// months or years ("之前", "以前", "earlier", "a long time
+			// ago") says little more than "in the past" and only bounds the
+			// search: a scan would stop in the newest weeks that hold
+			// anything.
+			if r.Fuzzy && r.Granularity <= timeparse.Weekly {
 				p.scan = true
 				p.scanFrom, p.scanTo = intersect(p.since, p.before, r.Start, r.End)
 			} else {

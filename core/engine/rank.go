@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"slices"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/index"
@@ -45,6 +47,28 @@ func (e *Engine) newRelevance(ctx context.Context, ix Lexical, text string) (*re
 	if r.idf, r.n, err = ix.IDF(ctx, r.terms); err != nil {
 		return nil, err
 	}
+	// A pair of Han characters is a guess at a word, not a word: the
+	// index holds pairs for ranking, but whether a chunk answers at all is
+	// judged by the characters, which every phrasing of a Chinese question
+	// shares with its answer (a pair the answer lacks would otherwise,
+	// with the weight of a term no chunk holds, fail every chunk).
+	//
+	// A term that no chunk holds is left out of a question in Chinese: a
+	// character the memory never uses is the question's own wording
+	// ("吐槽" for what the chat calls "苛刻"), and a Latin word in a
+	// question that mixes scripts ("那个 sci-fi movie 叫什么") names in
+	// English what the memory holds in Chinese. Without the rule, such a
+	// term, with the largest weight of all, fails every chunk.
+	han := slices.ContainsFunc(r.terms, isHan)
+	absent := math.Log(1 + (float64(r.n)+0.5)/0.5)
+	kt, ki := r.terms[:0], r.idf[:0]
+	for i, t := range r.terms {
+		if isHanPair(t) || han && r.idf[i] >= absent-1e-9 {
+			continue
+		}
+		kt, ki = append(kt, t), append(ki, r.idf[i])
+	}
+	r.terms, r.idf = kt, ki
 	// Squared weights: a query's rarest terms name its subject, and a
 	// chunk that lacks them does not answer it however many of the
 	// question's common words it shares.
@@ -156,7 +180,9 @@ func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, can
 		return top, nil
 	}
 	cal := e.floorCalibration()
-	if cal.Weight <= 0 || e.cfg.Retriever.VectorWeight <= 0 {
+	if cal.Weight <= 0 || e.cfg.Retriever.VectorWeight <= 0 || !slices.ContainsFunc(cands, func(c cand) bool { return c.vRank > 0 }) {
+		// No vector signal (off, or a query the embedder gives no
+		// meaning): the floor is the words'.
 		cal = core.SimilarityCalibration{}
 	}
 	// A semantic embedder's similarity speaks for questions whose words
@@ -173,7 +199,10 @@ func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, can
 	// holds more of its words, and a long question ("list the order in
 	// which I brought up … across our conversations") is then judged by
 	// chunks that could never cover it.
-	rest := cands[len(top):min(len(cands), floorPerHit*max(k, 1))]
+	// Copies of a turn count once (see contentKey): a memory that holds
+	// its turns twice judges as many distinct turns as one that holds
+	// them once.
+	rest := cands[len(top):min(len(cands), len(top)+restLen(cands[len(top):], floorPerHit*max(k, 1)-len(top)))]
 	if len(rest) == 0 {
 		return nil, nil
 	}
@@ -194,6 +223,19 @@ func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, can
 		}
 	}
 	return nil, nil
+}
+
+// restLen returns how many of cands hold n distinct turns (all of them
+// when they hold fewer), copies of one turn counting once.
+func restLen(cands []cand, n int) int {
+	seen := map[[2]float64]bool{}
+	for i := range cands {
+		seen[contentKey(&cands[i])] = true
+		if len(seen) > n {
+			return i
+		}
+	}
+	return len(cands)
 }
 
 // floorPerHit bounds the candidates whose relevance the floor reads when
@@ -266,4 +308,24 @@ func (e *Engine) sessionEvidence(ctx context.Context, ix Lexical, ns string, poo
 		c.nb = (c.nb + boost*sum[sess[i]]/top) / (1 + boost)
 	}
 	return nil
+}
+
+// isHan reports whether index term t starts with a Han character.
+func isHan(t string) bool {
+	r, _ := utf8.DecodeRuneInString(t)
+	return unicode.Is(unicode.Han, r)
+}
+
+// isHanPair reports whether t is an index term of two Han characters,
+// the pairs the CJK filter adds beside single characters.
+func isHanPair(t string) bool {
+	if utf8.RuneCountInString(t) != 2 {
+		return false
+	}
+	for _, r := range t {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return true
 }

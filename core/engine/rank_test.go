@@ -246,7 +246,9 @@ func TestFloorReadsThePool(t *testing.T) {
 			}
 			cands := make([]cand, len(tt.cands))
 			for i, c := range tt.cands {
-				cands[i] = cand{id: ids[c.name], cos: c.cos}
+				// vRank: the candidates come from the vector scan too, so
+				// the query has a vector the calibration can read.
+				cands[i] = cand{id: ids[c.name], cos: c.cos, vRank: i + 1}
 			}
 			hits, err := e.withRelevance(t.Context(), ix, text, cands, 1, 0.3, false)
 			if err != nil {

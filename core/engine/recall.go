@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
@@ -89,6 +91,14 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 	if hits, err = e.withRelevance(ctx, ix, plan.text, hits, k, *e.cfg.Retriever.MinRelevance, false); err != nil {
 		return nil, err
 	}
+	if plan.scan {
+		// The scan gathers its hits newest week first; they are shown by
+		// relevance, the scale every week's search shares (each week's
+		// fused scores are its own), so that a turn from last week that
+		// answers the question comes before one from this week that only
+		// shares its words. Equal relevance keeps the newer first.
+		slices.SortStableFunc(hits, func(a, b cand) int { return cmp.Compare(b.rel, a.rel) })
+	}
 	if len(hits) == 0 && plan.resolved != nil && plan.text != "" && !e.cfg.Retriever.StrictTime {
 		if hits, err = e.widen(ctx, ix, q.Namespace, plan, k); err != nil {
 			return nil, err
@@ -126,7 +136,40 @@ func (e *Engine) widen(ctx context.Context, ix Lexical, ns string, plan *queryPl
 func (e *Engine) searchWindow(ctx context.Context, ix Lexical, plan *queryPlan, ns string, since, before time.Time, k int) ([]cand, error) {
 	p := params{text: plan.text, ns: ns, since: since, before: before, filter: plan.filter, k: k}
 	p.pool = e.poolSize(k, !since.IsZero() || !before.IsZero())
-	return e.search(ctx, ix, p)
+	cands, err := e.search(ctx, ix, p)
+	if err != nil {
+		return nil, err
+	}
+	// A memory that holds the same turns several times (a chat ingested
+	// twice under other session names) fills the pool with copies, which
+	// score alike: the pool is drawn again, as many times larger as it
+	// holds copies (up to maxCopies), so that it covers as many distinct
+	// turns as it would without them and what recall finds, or whether it
+	// finds anything, does not depend on the copies.
+	if d := distinctCands(cands); d > 0 && len(cands) >= 2*d {
+		p.pool *= min(len(cands)/d, maxCopies)
+		return e.search(ctx, ix, p)
+	}
+	return cands, nil
+}
+
+// maxCopies bounds how much larger searchWindow draws the pool of a
+// memory that holds copies of the same turns.
+const maxCopies = 16
+
+// contentKey is what copies of one turn share: both signals' scores,
+// which are functions of the text (and of the neighbours', for BM25).
+// Two candidates with the same key are taken for copies.
+func contentKey(c *cand) [2]float64 { return [2]float64{c.bm25, c.cos} }
+
+// distinctCands counts the candidates that are not copies of an earlier
+// one (see contentKey).
+func distinctCands(cands []cand) int {
+	seen := map[[2]float64]bool{}
+	for i := range cands {
+		seen[contentKey(&cands[i])] = true
+	}
+	return len(seen)
 }
 
 // mergeCands appends the candidates of b that a lacks.

@@ -142,3 +142,112 @@ func clip(s string, n int) string {
 	}
 	return strings.TrimSpace(string(rs[len(rs)-n:]))
 }
+
+// questionMarkers introduce the question a chatty message really asks:
+// what follows the last of them is the question. They are matched
+// case-insensitively, in simplified or traditional script.
+var questionMarkers = []string{
+	"我真正想问的是", "我真正想问的", "真正想问的是", "我真正想问", "真正想问",
+	"我想问的是", "我想问你的是", "我要问的是", "我的问题是", "想请教一下", "想问一下", "问你个事",
+	"说正事", "言归正传", "回到正题", "话说回来", "不说这个了", "先别管刚才那个", "先不说这个",
+	"我真正想問的是", "我真正想問的", "真正想問的是", "我真正想問", "真正想問",
+	"我想問的是", "我想問你的是", "我要問的是", "我的問題是", "想請教一下", "想問一下", "問你個事",
+	"說正事", "言歸正傳", "回到正題", "話說回來", "不說這個了", "先別管剛才那個", "先不說這個",
+	"my actual question is", "my real question is", "what i actually want to know is",
+	"what i really want to know is", "what i want to ask is", "what i wanted to ask is",
+	"my question is", "the real question is", "anyway, ", "anyways, ", "back to my question",
+}
+
+// afterthoughts start a clause that replaces what came before it ("等等，",
+// "wait,"): what follows the last of them, when it is a question of its
+// own, is the question.
+var afterthoughts = []string{"等等", "等一下", "对了", "對了", "wait", "actually", "by the way"}
+
+// focusQuery finds the question in a chatty message. text is what recall
+// searches: the part after the last question marker ("我真正想问的是：",
+// "my actual question is"), or after a last afterthought ("等等，") that
+// leaves a meaningful question; otherwise the whole query. timeText is
+// the part in which a time phrase may scope the search: text itself after
+// a marker, else the query's closing questions when they follow small
+// talk, so that "记得上周那个活动挺热闹的……我学做的那道鱼叫什么"
+// does not search last week. timeText is always a suffix of text.
+func focusQuery(q string) (text, timeText string) {
+	q = strings.TrimSpace(q)
+	lower := strings.ToLower(q)
+	if len(lower) != len(q) {
+		lower = q // offsets into lower must be offsets into q
+	}
+	best := -1
+	for _, m := range questionMarkers {
+		if i := strings.LastIndex(lower, m); i >= 0 && i+len(m) > best {
+			if rest := trimLead(q[i+len(m):]); meaningful(rest) {
+				best = i + len(m)
+			}
+		}
+	}
+	if best < 0 {
+		for _, m := range afterthoughts {
+			i := strings.LastIndex(lower, m)
+			if i < 0 || i+len(m) <= best || !clauseStart(q, i) || !clauseEnd(q, i+len(m)) {
+				continue
+			}
+			if rest := trimLead(q[i+len(m):]); meaningful(rest) {
+				best = i + len(m)
+			}
+		}
+	}
+	if best >= 0 {
+		text = trimLead(q[best:])
+		return text, text
+	}
+	sents := sentences(q)
+	if len(sents) < 2 {
+		return q, q
+	}
+	// The question is the last sentence and the questions just before it
+	// ("4月30号的天气如何？我去干什么了？"); statements before them are
+	// small talk.
+	i := len(sents) - 1
+	for i > 0 && isQuestion(sents[i-1]) {
+		i--
+	}
+	if i == 0 {
+		return q, q
+	}
+	at := strings.LastIndex(q, sents[i])
+	if !meaningful(q[at:]) || !strings.HasSuffix(q, sents[len(sents)-1]) {
+		return q, q
+	}
+	return q, q[at:]
+}
+
+// isQuestion reports whether sentence s ends with a question mark.
+func isQuestion(s string) bool {
+	return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？")
+}
+
+// trimLead drops the punctuation and space a marker leaves in front of
+// the question ("：", "，", ", ").
+func trimLead(s string) string {
+	return strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) })
+}
+
+// clauseStart reports whether byte offset i of s starts a clause: at the
+// start of s or after punctuation or space, and not inside a word.
+func clauseStart(s string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsSpace(r) || unicode.IsPunct(r)
+}
+
+// clauseEnd reports whether an afterthought ending at byte offset i of s
+// is followed by punctuation, as "等等，" and "wait," are.
+func clauseEnd(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsPunct(r)
+}

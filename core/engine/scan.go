@@ -16,7 +16,7 @@ import (
 // phrase's span), and each round steps one ISO week back, up to
 // retriever.max_scan_weeks rounds. Each round keeps at most
 // retriever.per_week hits; the scan stops once it has k. Hits come back in
-// round order.
+// round order; Recall shows them by relevance.
 func (e *Engine) progressive(ctx context.Context, ix Lexical, q core.Query, plan *queryPlan, k int, res *core.Results) ([]cand, error) {
 	r := e.cfg.Retriever
 	loc := plan.now.Location()

@@ -167,6 +167,11 @@ func (e *Engine) searchVectors(ctx context.Context, ix Lexical, p params) ([]flo
 		return nil, nil, err
 	}
 	qv := vecs[0]
+	if !slices.ContainsFunc(qv, func(f float32) bool { return f != 0 }) {
+		// The embedder gives the query no meaning (use-lite, for Chinese
+		// text): the search is by words alone.
+		return nil, nil, nil
+	}
 	var allow func(string) bool
 	if p.filter != nil {
 		if allow, err = e.filterAllow(ctx, ix, p); err != nil {

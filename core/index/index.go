@@ -33,8 +33,18 @@ const AnalyzerName = "huimem"
 //	   timefields.go) instead of bleve's datetime field and its sixteen
 //	   numeric terms (issue 13).
 //	7: typographic apostrophes folded to ASCII before the stop words and
-//	   the stemmer (apostrophe.go; issue 11).
-const Version = 7
+//	   the stemmer (apostrophe.go).
+//	8: each CJK character as a term beside each pair (cjkFilterName), and
+//	   traditional characters folded to simplified ones (hanfold.go).
+const Version = 8
+
+// cjkFilterName is the token filter that makes terms of CJK text: every
+// character and every pair of adjacent characters. Pairs alone miss a
+// question that names a thing by one character ("那道鱼" against "鲈鱼"),
+// and a question's own wording ("吐槽" for what the chat calls "苛刻")
+// gives pairs no chunk holds; characters alone match everything. Pairs
+// rank; characters also decide relevance (core/engine, rank.go).
+const cjkFilterName = "huimem_cjk"
 
 var (
 	keyGen     = []byte("huimem.gen")
@@ -112,6 +122,9 @@ type Index struct {
 // NewMapping returns the index mapping.
 func NewMapping() (*mapping.IndexMappingImpl, error) {
 	m := mapping.NewIndexMapping()
+	if err := m.AddCustomTokenFilter(cjkFilterName, map[string]any{"type": cjk.BigramName, "output_unigram": true}); err != nil {
+		return nil, fmt.Errorf("adding token filter: %w", err)
+	}
 	err := m.AddCustomAnalyzer(AnalyzerName, map[string]any{
 		"type":      custom.Name,
 		"tokenizer": unicode.Name,
@@ -122,7 +135,8 @@ func NewMapping() (*mapping.IndexMappingImpl, error) {
 			en.PossessiveName,
 			en.StopName,
 			en.SnowballStemmerName,
-			cjk.BigramName,
+			hanFoldName,
+			cjkFilterName,
 		},
 	})
 	if err != nil {

@@ -21,8 +21,10 @@ func TestAnalyzerMixesChineseAndEnglish(t *testing.T) {
 		in   string
 		want []string
 	}{
-		{"AI 意识", []string{"ai", "意识"}},
-		{"我们讨论了本地模型部署", []string{"我们", "们讨", "讨论", "论了", "了本", "本地", "地模", "模型", "型部", "部署"}},
+		{"AI 意识", []string{"ai", "意", "意识", "识"}},
+		{"我们讨论了本地模型部署", []string{"我", "我们", "们", "们讨", "讨", "讨论", "论", "论了", "了", "了本", "本", "本地", "地", "地模", "模", "模型", "型", "型部", "部", "部署", "署"}},
+		{"那道鱼", []string{"那", "那道", "道", "道鱼", "鱼"}},
+		{"鱼", []string{"鱼"}},
 		{"The deployments were running", []string{"deploy", "run"}},
 		{"Caroline's ＡＩ talks", []string{"carolin", "ai", "talk"}},
 		// Typographic apostrophes read as ASCII's: "I’ve" is a stop word,

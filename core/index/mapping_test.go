@@ -14,6 +14,7 @@ var mappingDigests = map[int]string{
 	5: "5f90ae9a4f8f1c4109b1aae8163488dd318842e742bba4cb06c4640d830d15ea",
 	6: "5f8bf05cd88a862145767463b9f51fa0c8320a206c7d59599662d5162d9a76bb",
 	7: "81499a25e4153ae545bfd079179dc7f528736f97bb57991b49bc7cb5fcfbf2b9",
+	8: "36de7b78452ece0c76e524bc8fba1f7adafd476daf668438995b8aa1806953d2",
 }
 
 // TestMappingOfVersion: OpenWith reads an index with the mapping that

@@ -19,6 +19,12 @@ import (
 // one for its home.
 const genKey = "lex_gen"
 
+// versionKey is the key of the meta row that holds the [index.Version]
+// whose analyzer made the lexical rows' terms. A database whose rows were
+// made by another version (or by a build that recorded none) is
+// [EngineIndex.Stale], and the engine rebuilds its rows.
+const versionKey = "lex_version"
+
 // EngineIndex is the lexical index as the engine uses it: the methods of
 // [index.Index] (the engine's Lexical interface, and Reset for a rebuild)
 // over every namespace of the database. Statistics for scoring are per
@@ -75,6 +81,14 @@ func (x *EngineIndex) ApplyParts(docs []index.Doc, parts [][]string, deletes []s
 		fields[ns] = fs
 	}
 	return x.db.InTx(ctx, func(tx pgx.Tx) error {
+		// The first documents of a new database record the analyzer's
+		// version; rows without one were made before versions were kept.
+		_, err := tx.Exec(ctx, `INSERT INTO meta (ns, key, value) SELECT '', $1, $2
+			WHERE NOT EXISTS (SELECT 1 FROM lex_stats WHERE docs > 0)
+			ON CONFLICT (ns, key) DO NOTHING`, versionKey, []byte(strconv.Itoa(index.Version)))
+		if err != nil {
+			return fmt.Errorf("recording the analyzer version: %w", err)
+		}
 		gone, err := findDeleted(ctx, tx, deletes)
 		if err != nil {
 			return err
@@ -302,6 +316,29 @@ func (x *EngineIndex) Gen() (uint64, error) {
 	return g, nil
 }
 
+// Stale says why the lexical rows must be rebuilt: their terms come from
+// another version of the analyzer than this build's [index.Version]. It
+// returns "" when they need no rebuild (the versions agree, or there are
+// no documents).
+func (x *EngineIndex) Stale(ctx context.Context) (string, error) {
+	var v []byte
+	err := x.db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE ns = '' AND key = $1`, versionKey).Scan(&v)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("reading the analyzer version: %w", err)
+	}
+	if string(v) == strconv.Itoa(index.Version) {
+		return "", nil
+	}
+	n, err := x.Count()
+	if err != nil || n == 0 {
+		return "", err
+	}
+	if v == nil {
+		return fmt.Sprintf("its terms come from an analyzer older than version %d", index.Version), nil
+	}
+	return fmt.Sprintf("its terms come from analyzer version %s, this build's is %d", v, index.Version), nil
+}
+
 // Count returns the number of documents in all namespaces.
 func (x *EngineIndex) Count() (uint64, error) {
 	var n int64
@@ -316,8 +353,9 @@ func (x *EngineIndex) Count() (uint64, error) {
 // Close does nothing: the connection pool belongs to the [DB].
 func (x *EngineIndex) Close() error { return nil }
 
-// Reset removes every document and statistic of every namespace and sets
-// the generation to 0, in one transaction. It truncates the lexical
+// Reset removes every document and statistic of every namespace, sets
+// the generation to 0 and records this build's analyzer version, in one
+// transaction. It truncates the lexical
 // tables, so readers on other connections wait for it to commit.
 func (x *EngineIndex) Reset() error {
 	ctx := context.Background()
@@ -327,6 +365,11 @@ func (x *EngineIndex) Reset() error {
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM meta WHERE ns = '' AND key = $1`, genKey); err != nil {
 			return fmt.Errorf("resetting the index generation: %w", err)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO meta (ns, key, value) VALUES ('', $1, $2)
+			ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value`, versionKey, []byte(strconv.Itoa(index.Version)))
+		if err != nil {
+			return fmt.Errorf("recording the analyzer version: %w", err)
 		}
 		return nil
 	})

@@ -4,6 +4,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -453,5 +454,62 @@ func TestFilterMatchesEval(t *testing.T) {
 				t.Errorf("%s in %q (-Eval +postgres):\n%s", e, ns, diff)
 			}
 		}
+	}
+}
+
+// TestEngineIndexStale: the first documents of a new database record the
+// analyzer's version; rows without one (an older build's) or with
+// another are stale until a Reset.
+func TestEngineIndexStale(t *testing.T) {
+	ctx := t.Context()
+	db := open(t)
+	x := db.EngineIndex()
+	stale := func() string {
+		t.Helper()
+		why, err := x.Stale(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return why
+	}
+	if why := stale(); why != "" {
+		t.Errorf("a new database is stale: %s", why)
+	}
+	if err := x.ApplyParts(engineDocs, engineParts, nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	if why := stale(); why != "" {
+		t.Errorf("after the first documents: stale: %s", why)
+	}
+	for _, c := range []struct {
+		name, sql, want string
+	}{
+		{"no version", `DELETE FROM meta WHERE ns = '' AND key = 'lex_version'`, "older than version"},
+		{"another version", `UPDATE meta SET value = '7' WHERE ns = '' AND key = 'lex_version'`, "analyzer version 7"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := x.Reset(); err != nil {
+				t.Fatal(err)
+			}
+			if err := x.ApplyParts(engineDocs, engineParts, nil, 1); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Pool().Exec(ctx, c.sql); err != nil {
+				t.Fatal(err)
+			}
+			// More documents do not make old rows current.
+			if err := x.Apply(engineDocs[:1], nil, 2); err != nil {
+				t.Fatal(err)
+			}
+			if why := stale(); !strings.Contains(why, c.want) {
+				t.Errorf("Stale = %q, want it to say %q", why, c.want)
+			}
+			if err := x.Reset(); err != nil {
+				t.Fatal(err)
+			}
+			if why := stale(); why != "" {
+				t.Errorf("after Reset: stale: %s", why)
+			}
+		})
 	}
 }

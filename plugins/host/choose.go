@@ -9,15 +9,14 @@ import (
 )
 
 // EmbedderAuto is the embedding.name that lets HuiMemory choose the
-// embedder: use-lite when its weights are installed, else hash. The CLI
-// treats an empty name the same way (see [ChooseEmbedder]).
+// embedder: hash, which embeds any language at thousands of messages a
+// second. use-lite, an English-only model that ingests a hundred times
+// slower, runs only when named. The CLI treats an empty name the same way
+// (see [ChooseEmbedder]).
 const EmbedderAuto = "auto"
 
-// The embedders the automatic choice picks between.
-const (
-	autoSemantic = uselite.Name
-	autoFallback = "hash"
-)
+// autoEmbedder is what the automatic choice picks.
+const autoEmbedder = "hash"
 
 // EmbedderChoice says which embedder a configuration runs, and why.
 type EmbedderChoice struct {
@@ -36,7 +35,7 @@ type EmbedderChoice struct {
 }
 
 // String gives the choice as `huimem stats` and `huimem config` print it:
-// "use-lite (auto: weights installed at /root/.cache/huimem/models/use-lite)".
+// "hash (auto: fast for any language; ...)".
 func (c EmbedderChoice) String() string {
 	if c.Auto {
 		return fmt.Sprintf("%s (auto: %s)", c.Name, c.Reason)
@@ -53,18 +52,13 @@ func IsAutoEmbedder(emb core.EmbeddingConfig) bool {
 
 // ChooseEmbedder settles an automatic embedder choice in emb and says what
 // it chose. When emb names an embedder (a built-in or an external
-// program), it is left as it is. Otherwise emb.Name becomes "use-lite"
-// when the use-lite weights are installed in emb.ModelDir (or, when that
-// is empty, in the models directory, $HUIMEM_MODELS/use-lite or
-// ~/.cache/huimem/models/use-lite) and emb.Dim is 0 or use-lite's, and
-// "hash" otherwise.
+// program), it is left as it is. Otherwise emb.Name becomes "hash": the
+// automatic choice never picks an embedder that ingests much slower than
+// hash, nor one made for a single language. ModelDir says where use-lite's
+// weights would be, for the hint in the reason.
 //
-// The check is cheap (a stamp file and the files' sizes; nothing is
-// hashed or loaded) and only reads the disk. [New] and [Open] call it for
-// the name [EmbedderAuto]; the CLI calls it for an empty name as well, so
-// that a configuration which does not mention an embedder gets the best
-// one installed. A Config built in Go with an empty name gets hash, as
-// core.Config.SetDefaults says, unless its caller calls ChooseEmbedder.
+// [New] and [Open] call it for the name [EmbedderAuto]; the CLI calls it
+// for an empty name as well.
 func ChooseEmbedder(emb *core.EmbeddingConfig) EmbedderChoice {
 	if !IsAutoEmbedder(*emb) {
 		name := emb.Name
@@ -77,18 +71,7 @@ func ChooseEmbedder(emb *core.EmbeddingConfig) EmbedderChoice {
 	if dir == "" {
 		dir = models.UseLite.Dir()
 	}
-	c := EmbedderChoice{Auto: true, ModelDir: dir}
-	switch {
-	case emb.Dim != 0 && emb.Dim != uselite.Dim:
-		c.Name = autoFallback
-		c.Reason = fmt.Sprintf("embedding.dim is %d, and %s has %d dimensions", emb.Dim, autoSemantic, uselite.Dim)
-	case models.UseLite.InstalledIn(dir):
-		c.Name = autoSemantic
-		c.Reason = "weights installed at " + dir
-	default:
-		c.Name = autoFallback
-		c.Reason = "no model installed; `huimem models pull " + autoSemantic + "`"
-	}
-	emb.Name = c.Name
-	return c
+	emb.Name = autoEmbedder
+	return EmbedderChoice{Name: autoEmbedder, Auto: true, ModelDir: dir,
+		Reason: "fast for any language; set embedding.name: " + uselite.Name + " for English semantic vectors"}
 }

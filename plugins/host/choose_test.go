@@ -40,8 +40,8 @@ func fakeUseLite(t *testing.T, dir string) {
 }
 
 // TestChooseEmbedder: an embedder the configuration does not name is
-// use-lite when its weights are in the models directory (or in
-// embedding.model_dir) and hash otherwise; a named one is left alone.
+// hash, whether or not use-lite's weights are installed (use-lite is
+// English only and ingests far slower); a named one is left alone.
 func TestChooseEmbedder(t *testing.T) {
 	root := t.TempDir()
 	installed := filepath.Join(root, "models")
@@ -49,38 +49,26 @@ func TestChooseEmbedder(t *testing.T) {
 	elsewhere := filepath.Join(root, "elsewhere", "use-lite")
 	fakeUseLite(t, elsewhere)
 	empty := filepath.Join(root, "empty")
-	broken := filepath.Join(root, "broken", "use-lite")
-	fakeUseLite(t, broken)
-	os.Remove(filepath.Join(broken, models.StampFile))
 
-	pull := "no model installed; `huimem models pull use-lite`"
+	auto := func(dir string) EmbedderChoice {
+		return EmbedderChoice{Name: "hash", Auto: true, Reason: "fast for any language; set embedding.name: use-lite for English semantic vectors", ModelDir: dir}
+	}
 	tests := []struct {
 		name   string
 		models string // $HUIMEM_MODELS
 		emb    core.EmbeddingConfig
 		want   EmbedderChoice
 	}{
-		{"unnamed, weights installed", installed, core.EmbeddingConfig{},
-			EmbedderChoice{Name: "use-lite", Auto: true, Reason: "weights installed at " + filepath.Join(installed, "use-lite"), ModelDir: filepath.Join(installed, "use-lite")}},
-		{"unnamed, no weights", empty, core.EmbeddingConfig{},
-			EmbedderChoice{Name: "hash", Auto: true, Reason: pull, ModelDir: filepath.Join(empty, "use-lite")}},
-		{"unnamed, installation without its stamp", filepath.Dir(broken), core.EmbeddingConfig{},
-			EmbedderChoice{Name: "hash", Auto: true, Reason: pull, ModelDir: broken}},
-		{"auto, weights installed", installed, core.EmbeddingConfig{PluginSpec: core.PluginSpec{Name: "auto"}},
-			EmbedderChoice{Name: "use-lite", Auto: true, Reason: "weights installed at " + filepath.Join(installed, "use-lite"), ModelDir: filepath.Join(installed, "use-lite")}},
-		{"auto, no weights", empty, core.EmbeddingConfig{PluginSpec: core.PluginSpec{Name: "auto"}},
-			EmbedderChoice{Name: "hash", Auto: true, Reason: pull, ModelDir: filepath.Join(empty, "use-lite")}},
-		{"model_dir names the weights", empty, core.EmbeddingConfig{ModelDir: elsewhere},
-			EmbedderChoice{Name: "use-lite", Auto: true, Reason: "weights installed at " + elsewhere, ModelDir: elsewhere}},
-		{"model_dir without weights", installed, core.EmbeddingConfig{ModelDir: empty},
-			EmbedderChoice{Name: "hash", Auto: true, Reason: pull, ModelDir: empty}},
-		{"a dimension use-lite does not have", installed, core.EmbeddingConfig{Dim: 128},
-			EmbedderChoice{Name: "hash", Auto: true, Reason: "embedding.dim is 128, and use-lite has 512 dimensions", ModelDir: filepath.Join(installed, "use-lite")}},
-		{"use-lite's dimension", installed, core.EmbeddingConfig{Dim: 512},
-			EmbedderChoice{Name: "use-lite", Auto: true, Reason: "weights installed at " + filepath.Join(installed, "use-lite"), ModelDir: filepath.Join(installed, "use-lite")}},
+		{"unnamed, weights installed", installed, core.EmbeddingConfig{}, auto(filepath.Join(installed, "use-lite"))},
+		{"unnamed, no weights", empty, core.EmbeddingConfig{}, auto(filepath.Join(empty, "use-lite"))},
+		{"auto, weights installed", installed, core.EmbeddingConfig{PluginSpec: core.PluginSpec{Name: "auto"}}, auto(filepath.Join(installed, "use-lite"))},
+		{"model_dir names the weights", empty, core.EmbeddingConfig{ModelDir: elsewhere}, auto(elsewhere)},
+		{"use-lite's dimension", installed, core.EmbeddingConfig{Dim: 512}, auto(filepath.Join(installed, "use-lite"))},
 		{"hash named, weights installed", installed, core.EmbeddingConfig{PluginSpec: core.PluginSpec{Name: "hash"}},
 			EmbedderChoice{Name: "hash", Reason: "set in the configuration"}},
 		{"use-lite named, no weights", empty, core.EmbeddingConfig{PluginSpec: core.PluginSpec{Name: "use-lite"}},
+			EmbedderChoice{Name: "use-lite", Reason: "set in the configuration"}},
+		{"use-lite named, weights installed", installed, core.EmbeddingConfig{PluginSpec: core.PluginSpec{Name: "use-lite"}},
 			EmbedderChoice{Name: "use-lite", Reason: "set in the configuration"}},
 		{"an external plugin", installed, core.EmbeddingConfig{PluginSpec: core.PluginSpec{Command: "/opt/embedder"}},
 			EmbedderChoice{Name: "/opt/embedder", Reason: "set in the configuration"}},

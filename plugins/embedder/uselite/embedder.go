@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/huimemory/huimemory/core"
 )
@@ -83,10 +85,11 @@ func (m *Model) Info(context.Context) (core.EmbedderInfo, error) {
 // order. The graph itself normalises; only the first 128 tokens of a text
 // count. A text that normalises to nothing (such as "") gets the fixed
 // vector the graph gives a sentence without tokens. The model is English
-// only: text in a script it has no pieces for, such as Chinese, becomes a
-// single unknown token, so all such texts come out as one and the same
-// vector (only characters that NFKC maps to ASCII, such as the full-width
-// comma or digits, tell them apart).
+// only: it has no pieces for Chinese, Japanese or Korean, and would give
+// all such texts one and the same vector. A text in those scripts (at
+// least half as many CJK characters as other letters, see [Reads]) gets
+// the zero vector instead, without running the model: it has no meaning
+// the model can tell, and recall finds it by its words alone.
 //
 // Texts are embedded one by one on up to GOMAXPROCS goroutines. Embed is
 // safe for concurrent use; it stops early when ctx is done.
@@ -130,6 +133,9 @@ func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 }
 
 func (m *Model) embedOne(text string) ([]float32, error) {
+	if !Reads(text) {
+		return make([]float32, Dim), nil
+	}
 	ids := m.tok.Encode(text)
 	if len(ids) == 0 {
 		v, err := m.emptyVector()
@@ -147,4 +153,25 @@ func (m *Model) embedOne(text string) ([]float32, error) {
 		return nil, fmt.Errorf("uselite: graph gave %v, want [1 %d]", t.shape, Dim)
 	}
 	return t.f, nil
+}
+
+// Reads reports whether the model can read text: it holds fewer than half
+// as many Chinese, Japanese or Korean characters as other letters (a
+// character of those scripts carries about what a short English word
+// does), or none. "What did Dr. 王 say" is read; "那个 sci-fi movie 叫什么" is not.
+func Reads(text string) bool {
+	cjk, letters := 0, 0
+	for _, r := range text {
+		switch {
+		case r < utf8.RuneSelf:
+			if 'a' <= r|0x20 && r|0x20 <= 'z' {
+				letters++
+			}
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+			cjk++
+		case unicode.IsLetter(r):
+			letters++
+		}
+	}
+	return cjk == 0 || 2*cjk < letters
 }

@@ -125,12 +125,12 @@ func TestEmbedEmpty(t *testing.T) {
 
 // The vocabulary has no CJK pieces, so Chinese text is "▁" plus one
 // unknown token, unless it has characters that NFKC maps to ASCII, such as
-// the full-width comma.
-func TestEmbedChineseCollapses(t *testing.T) {
+// the full-width comma: Embed gives such texts the zero vector.
+func TestEmbedChineseHasNoVector(t *testing.T) {
 	m := testModel(t)
-	texts := []string{"今天天气很好", "我们明天去北京开会", "你好世界。"}
+	texts := []string{"今天天气很好", "我们明天去北京开会", "你好世界。", "那个 sci-fi movie 叫什么"}
 	// 30 is the piece "▁", 8 is ",".
-	for _, s := range texts {
+	for _, s := range texts[:3] {
 		if diff := cmp.Diff([]int{30, unknownID}, m.tok.Encode(s)); diff != "" {
 			t.Errorf("Encode(%q) (-want +got):\n%s", s, diff)
 		}
@@ -138,13 +138,40 @@ func TestEmbedChineseCollapses(t *testing.T) {
 	if diff := cmp.Diff([]int{30, 0, 8, 0}, m.tok.Encode("你好，世界")); diff != "" {
 		t.Errorf("the full-width comma becomes \",\" (-want +got):\n%s", diff)
 	}
-	got, err := m.Embed(t.Context(), texts)
+	got, err := m.Embed(t.Context(), append(texts, "What did Dr. 王 say about the trip?"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 1; i < len(got); i++ {
-		if diff := cmp.Diff(got[0], got[i]); diff != "" {
-			t.Errorf("%q and %q differ (-first +other):\n%s", texts[0], texts[i], diff)
+	for i, s := range texts {
+		if n := norm2(got[i]); n != 0 || len(got[i]) != Dim {
+			t.Errorf("%q: %d values of norm %v, want the zero vector", s, len(got[i]), n)
+		}
+	}
+	if n := norm2(got[len(texts)]); math.Abs(n-1) > 1e-5 {
+		t.Errorf("an English text with one Chinese name: norm %v, want 1", n)
+	}
+}
+
+func TestReads(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"", true},
+		{"What did we decide about the launch?", true},
+		{"What did Dr. 王 say about the trip?", true},
+		{"Qwen2.5 还是 Llama", true},
+		{"那个 sci-fi movie 叫什么", false},
+		{"上周三下午部署的时候出了什么问题", false},
+		{"我們上週聊過的那本小說", false},
+		{"東京で会いましょう", false},
+		{"서울에서 만나요", false},
+		{"Ça va très bien, merci", true},
+		{"Привет, как дела", true},
+		{"2026-04-13 14:00", true},
+	} {
+		if got := Reads(c.text); got != c.want {
+			t.Errorf("Reads(%q) = %v, want %v", c.text, got, c.want)
 		}
 	}
 }
