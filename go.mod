@@ -8,6 +8,7 @@ require (
 	github.com/blevesearch/bleve/v2 v2.6.3
 	github.com/blevesearch/bleve_index_api v1.4.1
 	github.com/blevesearch/snowballstem v0.9.0
+	github.com/blevesearch/zapx/v17 v17.2.5
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/go-viper/mapstructure/v2 v2.4.0
@@ -27,6 +28,7 @@ require (
 	github.com/spf13/viper v1.21.0
 	go.etcd.io/bbolt v1.5.0
 	go.yaml.in/yaml/v3 v3.0.4
+	golang.org/x/mod v0.43.0
 	golang.org/x/sync v0.23.0
 	golang.org/x/sys v0.48.0
 	golang.org/x/text v0.42.0
@@ -53,7 +55,6 @@ require (
 	github.com/blevesearch/zapx/v14 v14.4.3 // indirect
 	github.com/blevesearch/zapx/v15 v15.4.3 // indirect
 	github.com/blevesearch/zapx/v16 v16.3.4 // indirect
-	github.com/blevesearch/zapx/v17 v17.2.5 // indirect
 	github.com/coder/websocket v1.8.15 // indirect
 	github.com/dlclark/regexp2 v1.11.0 // indirect
 	github.com/fatih/color v1.13.0 // indirect
@@ -106,37 +107,3 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
-
-// bleve's index/scorch builds two Levenshtein automaton builders in its
-// package init (several ms of CPU and ~1 MB before main in every huimem
-// process) that only fuzzy queries use. The copy under internal/third_party
-// is vellum v1.2.1 with the builders made lazy: see its PATCH.md.
-replace github.com/blevesearch/vellum => ./internal/third_party/vellum
-
-// olebedev/when's rules/en and rules/zh build their All lists at package
-// init, compiling fifteen regular expressions (about 1.4 ms of CPU before
-// main in every huimem process) that timeparse never uses: it builds the
-// few rules it takes on first use. The copy under internal/third_party is
-// when v1.1.0 with All made a function: see its PATCH.md.
-replace github.com/olebedev/when => ./internal/third_party/when
-
-// golang/snappy builds a CRC table at init that only its framing format
-// uses (bleve uses the block format): about 0.25 ms before main in every
-// process. The copy under internal/third_party is snappy v1.0.0 with the
-// table built on first use: see its PATCH.md.
-replace github.com/golang/snappy => ./internal/third_party/snappy
-
-// go-plugin registers gRPC's reflection service on every plugin server,
-// which links protobuf's descriptor machinery: 250 KB of allocations and
-// some 80 page faults at init in every huimem process, for a service
-// HuiMemory does not use. The copy under internal/third_party is
-// go-plugin v1.8.0 without it: see its PATCH.md.
-replace github.com/hashicorp/go-plugin => ./internal/third_party/go-plugin
-
-// zapx's merge copies a segment's stored documents in one write, reading
-// the whole of that part of the segment's file map at once: the final
-// index merge of a 300 MB ingest mapped 81–89 MiB of it in one go, which
-// no release between writes could undo. The copy under internal/third_party
-// is zapx v17.2.5 writing it 4 MiB at a time and letting the pages go as
-// it goes: see its PATCH.md.
-replace github.com/blevesearch/zapx/v17 => ./internal/third_party/zapx

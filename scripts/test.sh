@@ -37,14 +37,3 @@ if ! have_pg; then
 fi
 go vet ./...
 go test -count=1 "$@" ./...
-# The patched copies of vellum, when, snappy, zapx and go-plugin
-# (internal/third_party/*/PATCH.md) are modules of their own, which ./...
-# does not reach.
-for m in vellum when snappy zapx; do
-  (cd "internal/third_party/$m" && go vet ./... && go test -count=1 ./...)
-done
-# Of go-plugin's suite, the gRPC and server tests, which cover the patched
-# file: its client tests time a plugin process's exit and fail now and
-# then on a loaded machine, patched or not (its PATCH.md).
-(cd internal/third_party/go-plugin && go vet ./... &&
-  go test -count=1 -run '^(TestGRPC|TestServer)' ./...)

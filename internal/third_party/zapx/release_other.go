@@ -1,6 +1,0 @@
-//go:build !linux
-
-package zap
-
-// releaseMapped does nothing here (see release_linux.go).
-func releaseMapped([]byte) {}
