@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/internal/beam"
 	"github.com/huimemory/huimemory/internal/locomo"
@@ -99,9 +101,8 @@ BEAM folder), each asked of one conversation in turn.`,
 				return err
 			}
 			w := a.stdout
-			r := cfg.Retriever
 			fmt.Fprintf(w, "LoCoMo: %d conversations, %d questions, %d messages\n", rep.Samples, rep.Questions, rep.Messages)
-			fmt.Fprintf(w, "embedder %s, chunker %s, fusion %s (vector %.2f, bm25 %.2f)\n", rep.EmbedderInfo, cfg.Chunker.Name, r.Fusion, r.VectorWeight, r.BM25Weight)
+			writeSetup(w, rep.EmbedderInfo, cfg)
 			cats := make([]int, 0, len(rep.CategoryCount))
 			for c := range rep.CategoryCount {
 				cats = append(cats, c)
@@ -131,8 +132,7 @@ BEAM folder), each asked of one conversation in turn.`,
 			if rep.Foreign > 0 {
 				fmt.Fprintf(w, "foreign: %d questions of another benchmark, %.1f%% answered with nothing\n", rep.Foreign, 100*rep.ForeignEmpty)
 			}
-			fmt.Fprintf(w, "ingest %.1fs, recall %.1fs (%.1f ms/question), %d errors\n", rep.IngestSeconds, rep.RecallSeconds,
-				1000*rep.RecallSeconds/float64(max(rep.Questions, 1)), rep.Errors)
+			writeTimes(w, rep.IngestSeconds, rep.RecallSeconds, rep.Questions, rep.Errors)
 			return nil
 		},
 	}
@@ -234,9 +234,8 @@ and reports how often recall returned nothing.`,
 				return err
 			}
 			w := a.stdout
-			r := cfg.Retriever
 			fmt.Fprintf(w, "BEAM: %d chats, %d questions with evidence, %d messages\n", rep.Chats, rep.Questions, rep.Messages)
-			fmt.Fprintf(w, "embedder %s, chunker %s, fusion %s (vector %.2f, bm25 %.2f)\n", rep.EmbedderInfo, cfg.Chunker.Name, r.Fusion, r.VectorWeight, r.BM25Weight)
+			writeSetup(w, rep.EmbedderInfo, cfg)
 			cats := make([]string, 0, len(rep.CategoryCount))
 			for c := range rep.CategoryCount {
 				cats = append(cats, c)
@@ -255,8 +254,7 @@ and reports how often recall returned nothing.`,
 			if rep.Foreign > 0 {
 				fmt.Fprintf(w, "foreign: %d questions of another benchmark, %.1f%% answered with nothing\n", rep.Foreign, 100*rep.ForeignEmpty)
 			}
-			fmt.Fprintf(w, "ingest %.1fs, recall %.1fs (%.1f ms/question), %d errors\n", rep.IngestSeconds, rep.RecallSeconds,
-				1000*rep.RecallSeconds/float64(max(rep.Questions, 1)), rep.Errors)
+			writeTimes(w, rep.IngestSeconds, rep.RecallSeconds, rep.Questions, rep.Errors)
 			return nil
 		},
 	}
@@ -306,4 +304,15 @@ func foreignQuestions(path string) ([]string, error) {
 		}
 	}
 	return qs, nil
+}
+
+// writeSetup prints the retrieval setup a dev-set run measured.
+func writeSetup(w io.Writer, embedder string, cfg core.Config) {
+	r := cfg.Retriever
+	fmt.Fprintf(w, "embedder %s, chunker %s, fusion %s (vector %.2f, bm25 %.2f)\n", embedder, cfg.Chunker.Name, r.Fusion, r.VectorWeight, r.BM25Weight)
+}
+
+// writeTimes prints a dev-set run's ingest and recall times.
+func writeTimes(w io.Writer, ingest, recall float64, questions, errors int) {
+	fmt.Fprintf(w, "ingest %.1fs, recall %.1fs (%.1f ms/question), %d errors\n", ingest, recall, 1000*recall/float64(max(questions, 1)), errors)
 }

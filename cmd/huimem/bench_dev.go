@@ -100,9 +100,8 @@ Reports recall@k overall and per category beside plain BM25, MRR and NDCG@10.`,
 				}{rep, base, baseCat})
 			}
 			w := a.stdout
-			r := cfg.Retriever
 			fmt.Fprintf(w, "Chinese dev set: %d users, %d questions, %d messages\n", rep.Chats, rep.Questions, rep.Messages)
-			fmt.Fprintf(w, "embedder %s, chunker %s, fusion %s (vector %.2f, bm25 %.2f)\n", rep.EmbedderInfo, cfg.Chunker.Name, r.Fusion, r.VectorWeight, r.BM25Weight)
+			writeSetup(w, rep.EmbedderInfo, cfg)
 			fmt.Fprintf(w, "%-22s %9s %10s\n", "", "huimem", "plain BM25")
 			for _, k := range kList {
 				fmt.Fprintf(w, "%-22s %9.3f %10.3f\n", fmt.Sprintf("recall@%d", k), rep.Recall[k], base[k])
@@ -111,8 +110,7 @@ Reports recall@k overall and per category beside plain BM25, MRR and NDCG@10.`,
 				fmt.Fprintf(w, "  %-12s %3d q R@10 %9.3f %10.3f\n", c, rep.CategoryCount[c], rep.ByCategory[c][10], baseCat[c][10])
 			}
 			fmt.Fprintf(w, "MRR %.3f, NDCG@10 %.3f\n", rep.MRR, rep.NDCG)
-			fmt.Fprintf(w, "ingest %.1fs, recall %.1fs (%.1f ms/question), %d errors\n", rep.IngestSeconds, rep.RecallSeconds,
-				1000*rep.RecallSeconds/float64(max(rep.Questions, 1)), rep.Errors)
+			writeTimes(w, rep.IngestSeconds, rep.RecallSeconds, rep.Questions, rep.Errors)
 			return nil
 		},
 	}
