@@ -37,6 +37,22 @@ func (c civil) addMonths(n int) civil {
 	return civil{first.y, first.m, min(c.d, daysIn(first.y, first.m))}
 }
 
+// shift moves c by n units of u (days, weeks, months or years; hours do
+// not move a date).
+func (c civil) shift(n int, u unit) civil {
+	switch u {
+	case unitDay:
+		return c.add(n)
+	case unitWeek:
+		return c.add(7 * n)
+	case unitMonth:
+		return c.addMonths(n)
+	case unitYear:
+		return c.addMonths(12 * n)
+	}
+	return c
+}
+
 // weekday returns the ISO weekday: 1 is Monday, 7 is Sunday.
 func (c civil) weekday() int {
 	wd := int(c.noon().Weekday())

@@ -44,7 +44,12 @@ const (
 // compounds returns the singles at offset i, and the ranges and "since"
 // phrases that start there.
 func (s *scanner) compounds(i int) []cand {
-	out := append([]cand(nil), s.singles(i)...)
+	var out []cand
+	for _, c := range s.singles(i) {
+		if !c.v.anchorOnly || s.whole {
+			out = append(out, c)
+		}
+	}
 	type open struct {
 		kind opener
 		j    int

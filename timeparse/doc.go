@@ -90,9 +90,39 @@
 //
 // Traditional characters (上週五, 這個週末, 兩個禮拜前) are read through a
 // small character table with the same byte offsets, so Extract cuts the
-// phrase from the text as written. The full phrase list, with the
-// round-2 forms (weekday with a date, days before the month, "the 21st",
-// 2号到6号, fortnights, yr/wk), is in docs/time-phrases.md.
+// phrase from the text as written. The full phrase list (weekday with a
+// date, days before the month, "the 21st", 2号到6号, fortnights, yr/wk, and
+// everything below) is in docs/time-phrases.md.
+//
+// # Composition
+//
+// Parts compose (compose.go): an offset of any unit from any day or
+// period ("3 days before last Friday", "上周五前三天", "国庆节后两天",
+// "the day after Christmas"), the first or last units of a period
+// ("今年前三个月", "上个月后10天"), a day of a month ("下个月二十号", "the
+// 20th of next month"), a weekday choosing the month of a day ("Tuesday
+// the 19th": the most recent 19th that is a Tuesday) and "n units ago"
+// with a clock time ("2 weeks ago at 8am": that day, 14 days back). Each
+// of them may take a part of the day and a clock time and be a side of a
+// range. "上两周", "前三天" and "上三个月" are the whole units before the
+// current one; "two weekends ago" and "两个周末前" count weekends back. A
+// calendar date written with its year is not an offset's anchor ("two
+// weeks before August 11, 2023" reads the date alone).
+//
+// # Holidays
+//
+// 元旦, 五一, 国庆, 圣诞, 平安夜, 情人节, 万圣节, 感恩节 and their English
+// names are computed; 春节, 除夕, 元宵, 端午, 中秋 and 清明 are read from a
+// table for 1990-2050 generated from github.com/6tail/lunar-go
+// (lunardates_gen.go; internal/lunargen, a module of its own, regenerates
+// and checks it). A holiday without a year is the most recent one that
+// has begun; 去年, 2025年, "last", "this", "next" and "2025" choose it.
+// 期间 and 假期 are the holiday period (春节: 除夕 to 初七; 国庆: 1-7
+// October; 五一: 1-5 May); 前, 后 and 前后, and "around", are the week
+// before, the week after, or both with the holiday, and are fuzzy. An
+// English holiday without a year or this/last/next ("during Thanksgiving")
+// is mostly a habit, so Extract reads it only as the anchor of an offset
+// or a side of a range; Parse reads it alone.
 //
 // # Parts of the day
 //
@@ -108,6 +138,7 @@
 //	傍晚                        17-19
 //	晚上 夜里 夜晚  evening, night  18-24
 //	深夜 半夜       late night  22-02 (into the next day)
+//	                midnight    00-01
 //	今早 / 今晚 昨晚 tonight / last night / this morning   today 06-12 / 18-24, yesterday 18-24
 //
 // A part of the day on its own ("下午", "afternoon") is not a phrase.

@@ -45,6 +45,17 @@ var fuzzSeeds = []string{
 	"after last Monday",
 	"4月9日之前",
 	"截至上周五",
+	"3 days before last Friday",
+	"上週五前三天",
+	"去年国庆节",
+	"春节前后",
+	"2 weeks ago at 8am",
+	"Tuesday the 19th",
+	"下個月二十號",
+	"上两周",
+	"今年前三个月",
+	"from Christmas to New Year's Day",
+	"April 9, 2013 at 6:11 a.m.",
 }
 
 // fuzzRefs are the reference times the fuzzers try, one in each zone of the

@@ -84,7 +84,9 @@ func (s *scanner) dayOfMonth(text string, d int) (val, error) {
 	for daysIn(c.y, c.m) < d {
 		c = c.addMonths(-1)
 	}
-	return s.dateVal(text, c.y, c.m, d)
+	v, err := s.dateVal(text, c.y, c.m, d)
+	v.dom = d
+	return v, err
 }
 
 // monthVal is month m of year y, which must exist.
@@ -92,7 +94,9 @@ func (s *scanner) monthVal(text string, y int, m time.Month) (val, error) {
 	if m < 1 || m > 12 {
 		return val{}, invalidDate(text, "there is no month %d", int(m))
 	}
-	return s.span(civil{y, m, 1}.at(0, s.loc), mkCivil(y, m+1, 1).at(0, s.loc), Monthly, false), nil
+	v := s.span(civil{y, m, 1}.at(0, s.loc), mkCivil(y, m+1, 1).at(0, s.loc), Monthly, false)
+	v.mon = &civil{y, m, 1}
+	return v, nil
 }
 
 // inferredMonth is the most recent month m that is not in the future.
@@ -267,6 +271,7 @@ func (s *scanner) ago(n int, u unit, fuzzy bool) val {
 	if fuzzy {
 		return s.span(s.back(few, u), s.back(1, u), u.granularity(), true)
 	}
+	var v val
 	switch u {
 	case unitHour:
 		h := floorHour(s.ref.Add(-time.Duration(n) * time.Hour))
@@ -274,12 +279,16 @@ func (s *scanner) ago(n int, u unit, fuzzy bool) val {
 	case unitDay:
 		return s.dayVal(s.today.add(-n))
 	case unitWeek:
-		return s.weekVal(-n)
+		v = s.weekVal(-n)
 	case unitMonth:
-		return s.relMonth(-n)
+		v = s.relMonth(-n)
 	default:
-		return s.yearVal(s.today.y - n)
+		v = s.yearVal(s.today.y - n)
 	}
+	// "2 weeks ago at 8am" is that day: today's date n units back.
+	point := s.today.shift(-n, u)
+	v.point = &point
+	return v
 }
 
 // last is "the last n units": from n units back (hours from ref, longer

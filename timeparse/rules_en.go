@@ -338,5 +338,7 @@ var allRules = func() []rule {
 	all = append(all, enRules...)
 	all = append(all, enRules2...)
 	all = append(all, digitRules...)
+	all = append(all, holidayRules...)
+	all = append(all, composeRules...)
 	return all
 }()

@@ -29,6 +29,15 @@ type val struct {
 	// date is set for calendar dates written with a month, so that a bare
 	// day can continue a range: "4月1日至10日", "April 1 to 10".
 	date *civil
+	// dom is the day of a day-of-month atom without a month ("the 19th"),
+	// so that a weekday before it can choose the month: "Tuesday the 19th".
+	dom int
+	// mon is the first day of a calendar month, which a day may follow:
+	// "下个月二十号", "the 20th of next month".
+	mon *civil
+	// point is the day "n units ago" counts back to, which a part of the
+	// day or a clock time may follow: "2 weeks ago at 8am".
+	point *civil
 	// year is set for a calendar year, so that a bare year can continue a
 	// range: "from 2024 to 2025".
 	year int
@@ -40,6 +49,12 @@ type val struct {
 	// weak is set for a lower-case weekday abbreviation ("fri", "sat"),
 	// which is a phrase only next to a date, where it cannot be a word.
 	weak bool
+	// hol names the holiday of a holiday atom.
+	hol *holidayOf
+	// anchorOnly is set for an English holiday named without a year or
+	// this/last/next ("during Thanksgiving" is mostly a habit): it is a
+	// phrase only as the anchor of an offset or a side of a range.
+	anchorOnly bool
 	// shift, when set, resolves the same words one period earlier (a year
 	// for an inferred year, a week for a bare weekday). A range whose start
 	// comes after its end uses it: at 2026-11-29, "11月到2月" runs from
@@ -71,6 +86,9 @@ type scanner struct {
 	isFolded bool
 	mustAt   []int32
 	ungated  bool // run every rule, for testing the gates
+	// whole is set by Parse, whose text is a time phrase and nothing else:
+	// there an anchor-only phrase ("Christmas") stands on its own.
+	whole bool
 }
 
 func newScanner(text string, ref time.Time) *scanner {
@@ -277,7 +295,7 @@ func (s *scanner) singles(i int) []cand {
 	if c, ok := s.singleMemo[i]; ok {
 		return c
 	}
-	base := s.atoms(i)
+	base := append(s.atoms(i), s.dayOfMonthOf(i)...)
 	var days []cand
 	for _, a := range base {
 		if a.err == nil && a.v.wd != 0 {
@@ -286,14 +304,28 @@ func (s *scanner) singles(i int) []cand {
 		if a.err == nil && a.v.date != nil {
 			days = append(days, s.dateWeekday(a)...)
 		}
+		if a.err == nil {
+			days = append(days, s.monthDay(a)...)
+		}
 		if !a.v.weak {
 			days = append(days, a)
 		}
 	}
+	days = append(days, s.enOffsets(i)...)
+	for _, a := range days[:len(days):len(days)] {
+		if a.err == nil && !a.v.weak {
+			days = append(days, s.hanOffsets(a)...)
+			days = append(days, s.holidayAround(a)...)
+		}
+	}
 	out := append([]cand(nil), days...)
 	for _, a := range days {
-		if a.err == nil && a.v.day != nil {
-			out = append(out, s.extend(a.end, *a.v.day)...)
+		switch {
+		case a.err != nil:
+		case a.v.day != nil:
+			out = append(out, anchorOnly(s.extend(a.end, *a.v.day), a.v.anchorOnly)...)
+		case a.v.point != nil:
+			out = append(out, s.extend(a.end, *a.v.point)...)
 		}
 	}
 	out = append(out, s.partOfDayOf(i)...)
@@ -304,6 +336,14 @@ func (s *scanner) singles(i int) []cand {
 	}
 	s.singleMemo[i] = out
 	return out
+}
+
+// anchorOnly marks cs as anchorOnly when set is.
+func anchorOnly(cs []cand, set bool) []cand {
+	for k := range cs {
+		cs[k].v.anchorOnly = cs[k].v.anchorOnly || set
+	}
+	return cs
 }
 
 var (
@@ -328,7 +368,13 @@ func (s *scanner) weekdayDate(a cand) []cand {
 			continue
 		}
 		for _, b := range s.atoms(k) {
-			if b.err == nil && b.v.date != nil {
+			switch {
+			case b.err != nil || b.v.date == nil:
+			case b.v.dom != 0:
+				// "Tuesday the 19th": the weekday chooses the month.
+				v, err := s.weekdayDom(s.text[k:b.end], a.v.wd, b.v.dom)
+				out = append(out, cand{end: b.end, v: v, err: err})
+			default:
 				out = append(out, b)
 			}
 		}
@@ -368,7 +414,8 @@ func (s *scanner) partOfDayOf(i int) []cand {
 	}
 	h := podHours[strings.ToLower(s.text[i+m[2]:i+m[3]])]
 	var out []cand
-	for _, a := range s.atoms(i + m[1]) {
+	j := i + m[1]
+	for _, a := range append(s.atoms(j), s.dayOfMonthOf(j)...) {
 		if a.err == nil && a.v.day != nil && !a.v.weak {
 			out = append(out, cand{end: a.end, v: s.hours(*a.v.day, h[0], h[1])})
 		}
@@ -414,7 +461,7 @@ func (s *scanner) seps(j int, re *regexp.Regexp) []int {
 
 var (
 	podHanRe   = mustLongest(`^(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|晚间|深夜|半夜)`)
-	podLatinRe = mustLongest(`^(?i:morning|noon|midday|lunchtime|afternoon|evening|night|late\s+night)`)
+	podLatinRe = mustLongest(`^(?i:morning|noon|midday|lunchtime|afternoon|evening|night|late\s+night|midnight)`)
 )
 
 // mustLongest returns a function that compiles pattern, with
@@ -433,6 +480,7 @@ var podHours = map[string][2]int{
 	"傍晚": {17, 19},
 	"晚上": {18, 24}, "夜里": {18, 24}, "夜晚": {18, 24}, "晚间": {18, 24}, "evening": {18, 24}, "night": {18, 24},
 	"深夜": {22, 26}, "半夜": {22, 26}, "late night": {22, 26},
+	"midnight": {0, 1},
 }
 
 // podCand is a part of a day and its hours.

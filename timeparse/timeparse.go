@@ -96,7 +96,7 @@ func parse(text string, ref time.Time, ungated bool) (Range, error) {
 	trimmed := strings.TrimFunc(text, isJunk)
 	// Traditional characters are read as simplified; offsets are kept.
 	s := newScanner(simplify(trimmed), ref)
-	s.ungated = ungated
+	s.ungated, s.whole = ungated, true
 	var firstErr error
 	if trimmed != "" && s.startOK(0) {
 		for _, c := range s.phrases(0) {

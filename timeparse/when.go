@@ -245,16 +245,40 @@ func (s *scanner) clocks(j int, c civil, standalone bool, window *[2]int) []cand
 				continue // "3 a" is not "3 am"
 			}
 		}
-		h := *ctx.Hour
-		if window != nil {
-			if h < window[0] && h+12 < window[1] {
+		if c, ok := s.clockIn(c, *ctx.Hour, j+m.Right, window); ok {
+			out = append(out, c)
+		}
+	}
+	// when reads "6:11 a.m." only with its last dot, which Parse trims.
+	if m := dottedClockRe().FindStringSubmatch(text); m != nil && s.endOK(j+len(m[0])) {
+		h := atoi(m[1])
+		if h >= 1 && h <= 12 {
+			h %= 12
+			if strings.EqualFold(m[2], "p") {
 				h += 12
 			}
-			if h < window[0] || h >= window[1] {
-				continue
+			if c, ok := s.clockIn(c, h, j+len(m[0]), window); ok {
+				out = append(out, c)
 			}
 		}
-		out = append(out, cand{end: j + m.Right, v: s.hours(c, h, h+1)})
 	}
 	return out
+}
+
+// dottedClockRe matches a clock time with a.m. or p.m.: "6:11 a.m.", "9 p.m".
+var dottedClockRe = lazyRegexp(`^(?i)([0-9]{1,2})(?::[0-5][0-9])?\s*([ap])\.\s?m\b\.?`)
+
+// clockIn is hour h of day c as a phrase that ends at end. After a part of
+// the day, window holds its hours: h must fall in them, and "3点" after
+// "下午" is 15:00.
+func (s *scanner) clockIn(c civil, h, end int, window *[2]int) (cand, bool) {
+	if window != nil {
+		if h < window[0] && h+12 < window[1] {
+			h += 12
+		}
+		if h < window[0] || h >= window[1] {
+			return cand{}, false
+		}
+	}
+	return cand{end: end, v: s.hours(c, h, h+1)}, true
 }
