@@ -16,7 +16,8 @@ const DefaultTurnMaxChars = 2000
 // exchange is cut into one chunk per message, so that a recall hands the
 // LLM the message that matched rather than the whole exchange, with the
 // reply one next link away, and a long reply's words do not lift the
-// user's message beside it (docs/recall-quality.md, round 8). System messages and messages without a
+// user's message beside it (docs/recall-quality.md, "Long exchanges cut
+// into their messages"). System messages and messages without a
 // role stand alone; assistant messages with no user message before them
 // group together under the same limit. A session with no user or assistant
 // message at all gets one chunk per message.

@@ -35,7 +35,6 @@ func DefaultMap() map[string]any {
 		"extractors": []any{},
 		"mode":       "enhance",
 		"plugins": map[string]any{
-			"in_process": false,
 			"subprocess": false,
 			"timeout":    "60s",
 		},

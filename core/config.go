@@ -174,10 +174,6 @@ type PluginsConfig struct {
 	// command) always run. By default built-ins run inside the engine's
 	// process: a one-shot command then starts no second process.
 	Subprocess bool `mapstructure:"subprocess" json:"subprocess" yaml:"subprocess"`
-	// InProcess is the older switch: true runs built-ins in process even
-	// when Subprocess is set. Built-ins run in process by default now, so
-	// it is needed only to override a Subprocess set elsewhere.
-	InProcess bool `mapstructure:"in_process" json:"in_process" yaml:"in_process"`
 }
 
 // Defaults of the retriever's weights (see docs/recall-quality.md for the
@@ -192,8 +188,8 @@ const (
 	// DefaultReplyBoost is the default of RetrieverConfig.ReplyBoost: the
 	// assistant's words find an assistant's message that no user message
 	// matches, and rank below every user message that does
-	// (docs/recall-quality.md, round 9: BEAM R@10 0.586 at 0.3, 0.601 at
-	// 0.01 and at 0).
+	// (docs/recall-quality.md: BEAM R@10 0.586 at 0.3, 0.601 at 0.01 and
+	// at 0).
 	DefaultReplyBoost = 0.01
 	// DefaultMinRelevance is the default of RetrieverConfig.MinRelevance.
 	DefaultMinRelevance = 0.3

@@ -25,9 +25,9 @@ type StorageConfig struct {
 	// CompactAfterIngest compacts the store (huimem.db) at the end of an
 	// ingest (for `huimem ingest`, of all its files) that grew it by more
 	// than a quarter, so that the vectors lie in one run of full pages and a
-	// recall maps only what it scans (issue 15; see docs/performance.md).
+	// recall maps only what it scans (see docs/performance.md).
 	// A staged ingest (a large new file) writes its pages full and its
-	// vectors in order, so its own growth does not count (issue 13).
+	// vectors in order, so its own growth does not count.
 	// The same switch merges the search index's segments into one after
 	// an ingest that grew it by a quarter (core/engine/mergeafter.go).
 	// Only the embedded backend has a file to compact. Nil means the

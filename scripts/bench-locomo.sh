@@ -16,7 +16,7 @@ export HUIMEM_EMBEDDING_NAME=${HUIMEM_EMBEDDING_NAME:-hash}
 cd "$(dirname "$0")/.."
 data=${1:-../shared/bench/locomo/locomo-dev.json}
 [ -f "$data" ] || { echo "bench-locomo: no LoCoMo data at $data" >&2; exit 2; }
-go build -o /tmp/huimem-bench ./cmd/huimem
+go build -o /tmp/huimem-bench ./cmd/huimem-bench
 
 # label | environment
 configs=(
@@ -44,13 +44,13 @@ for c in "${configs[@]}"; do
   for w in $rest; do
     case $w in --*) flags="$flags $w" ;; *) env_part="$env_part $w" ;; esac
   done
-  json=$(env $env_part /tmp/huimem-bench bench locomo --data "$data" --json $flags)
+  json=$(env $env_part /tmp/huimem-bench locomo --data "$data" --json $flags)
   row=$(python3 -c '
 import json,sys
 r=json.loads(sys.argv[1]); c=r["by_category"]
 f=lambda x: "%.3f"%x
 print(" | ".join([f(r["recall"]["5"]), f(r["recall"]["10"])] + [f(c[str(k)]["10"]) for k in range(1,6)] + [f(r["session_recall_at_10"]), f(r["mrr"]), f(r["ndcg_at_10"])]))
 ' "$json")
-  cmd="${env_part# } huimem bench locomo --data \$DATA$flags"
+  cmd="${env_part# } huimem-bench locomo --data \$DATA$flags"
   echo "| $label | $row | \`${cmd# }\` |"
 done

@@ -34,7 +34,7 @@ beam=${2:-../shared/bench/beam/100K-dev}
 [ -f "$locomo" ] || { echo "bench-recall: no LoCoMo data at $locomo" >&2; exit 2; }
 [ -d "$beam" ] || { echo "bench-recall: no BEAM data at $beam" >&2; exit 2; }
 bin=${HUIMEM_BENCH_BIN:-/tmp/huimem-bench}
-[ -n "${HUIMEM_BENCH_BIN:-}" ] || go build -o "$bin" ./cmd/huimem
+[ -n "${HUIMEM_BENCH_BIN:-}" ] || go build -o "$bin" ./cmd/huimem-bench
 uselite=${HUIMEM_USELITE_DIR:-$HOME/.cache/huimem/models/use-lite}
 polluted_all=${HUIMEM_BENCH_POLLUTED:-}
 
@@ -92,21 +92,21 @@ for c in "${configs[@]}"; do
   for w in $words; do
     if [[ $w == --* ]]; then flags+=("$w"); else env_part+="${env_part:+ }$w"; fi
   done
-  cmd="${env_part:+$env_part }huimem bench locomo|beam${flags[*]:+ ${flags[*]}} --data \$DATA"
+  cmd="${env_part:+$env_part }huimem-bench locomo|beam${flags[*]:+ ${flags[*]}} --data \$DATA"
   if [[ $env_part == *use-lite* && ! -d $uselite ]]; then
     echo "| $label | – | – | – | – | – | – | – | skipped: no use-lite weights at $uselite |"
     continue
   fi
   # shellcheck disable=SC2086 # env_part is a list of NAME=VALUE words
-  lj=$(env $env_part "$bin" bench locomo "${flags[@]}" --data "$locomo" --json --off-topic 200 --foreign "$beam")
+  lj=$(env $env_part "$bin" locomo "${flags[@]}" --data "$locomo" --json --off-topic 200 --foreign "$beam")
   # shellcheck disable=SC2086
-  bj=$(env $env_part "$bin" bench beam "${flags[@]}" --data "$beam" --json --off-topic 200 --foreign "$locomo")
+  bj=$(env $env_part "$bin" beam "${flags[@]}" --data "$beam" --json --off-topic 200 --foreign "$locomo")
   lp='{}' bp='{}'
   if [[ $mark != nopol || -n $polluted_all ]]; then
     # shellcheck disable=SC2086
-    lp=$(env $env_part "$bin" bench locomo "${flags[@]}" --data "$locomo" --json --polluted)
+    lp=$(env $env_part "$bin" locomo "${flags[@]}" --data "$locomo" --json --polluted)
     # shellcheck disable=SC2086
-    bp=$(env $env_part "$bin" bench beam "${flags[@]}" --data "$beam" --json --polluted)
+    bp=$(env $env_part "$bin" beam "${flags[@]}" --data "$beam" --json --polluted)
   fi
   row=$(python3 -c '
 import json,sys

@@ -15,8 +15,8 @@ import (
 	"github.com/huimemory/huimemory/core/store"
 )
 
-// Access says how an engine shares its home with other processes (issue
-// 16: many agents, one memory).
+// Access says how an engine shares its home with other processes (many
+// agents, one memory).
 type Access int
 
 const (
@@ -182,7 +182,7 @@ func (e *Engine) needsRepair() string {
 	if forget {
 		return "an interrupted forget is to be finished"
 	}
-	if staged { // issue 13: see stageindex.go
+	if staged { // a stage a crash left: see stageindex.go
 		return "an interrupted ingest is to be removed"
 	}
 	if outbox > 0 {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/store"
-	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/internal/bench/synth"
 )
 
 // archiveBenchSizes are the corpus sizes, in messages, spread over 52

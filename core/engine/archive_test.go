@@ -22,8 +22,8 @@ import (
 	"github.com/huimemory/huimemory/archive"
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/store"
+	"github.com/huimemory/huimemory/internal/bench/synth"
 	"github.com/huimemory/huimemory/internal/render"
-	"github.com/huimemory/huimemory/internal/synth"
 )
 
 // sealNow is "now" for the tests that seal: every week of the corpora

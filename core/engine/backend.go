@@ -1,6 +1,6 @@
 package engine
 
-// An engine on a backend (issue 17): the store and the full-text index
+// An engine on a backend: the store and the full-text index
 // live outside the home, in storage that several processes on several
 // machines share (the PostgreSQL backend, core/postgres). The engine runs
 // the same code on it as on a home; what differs is gathered here:

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/huimemory/huimemory/core"
-	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/internal/bench/synth"
 )
 
 // benchSizes are the corpus sizes, in chunks, the benchmarks step through.

@@ -55,7 +55,8 @@ type plannedChunk struct {
 
 // loadSession reads a session's stored messages and chunks and merges in
 // the new messages.
-// Stored messages for which drop returns true are left out (issue 13).
+// Stored messages for which drop returns true are left out: those that a
+// changed source replaces or a forget removes.
 func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg, drop func(core.MessageKey) bool) (*sessionPlan, error) {
 	p := &sessionPlan{ns: ns, session: session, old: map[core.ChunkKey]*store.Chunk{}}
 	stored, refs, err := tx.SessionMessages(ns, session)
@@ -67,7 +68,7 @@ func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg, 
 		if err != nil {
 			return nil, err
 		}
-		if drop(m.Key()) { // issue 13
+		if drop(m.Key()) {
 			continue
 		}
 		if sm.Sealed {
@@ -90,7 +91,7 @@ func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg, 
 	for i, pos := range transcript.Layout(lines) {
 		p.msgs[i].pos = pos
 	}
-	if len(p.msgs) > 0 { // issue 13: a replace may empty a session
+	if len(p.msgs) > 0 { // a replace may empty a session
 		p.file = transcript.SessionFile(ns, session, p.msgs[0].Time)
 	}
 	p.oldIDs = tx.SessionChunkIDs(ns, session)
@@ -108,7 +109,7 @@ func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg, 
 // chunkSession cuts a planned session into chunks and runs the extractors
 // on the chunks whose content changed.
 func (e *Engine) chunkSession(ctx context.Context, p *sessionPlan) error {
-	if len(p.msgs) == 0 { // issue 13: an emptied session has no chunks
+	if len(p.msgs) == 0 { // an emptied session has no chunks
 		return nil
 	}
 	sms := make([]core.SessionMessage, len(p.msgs))

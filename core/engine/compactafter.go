@@ -7,7 +7,7 @@ import (
 	"github.com/huimemory/huimemory/core/store"
 )
 
-// Compaction after a bulk ingest (issue 15). A staged ingest commits its
+// Compaction after a bulk ingest. A staged ingest commits its
 // batches one after the other, and each commit puts new pages of every
 // bucket it writes (messages, chunks, vectors, ids) at the end of the
 // file: the vectors' pages end up interleaved with the rest. A recall
@@ -17,7 +17,7 @@ import (
 // by compacting it ([store.Store.CompactWith]): every bucket is copied
 // into a new file in one run of full pages, and the new file is renamed
 // over the old one. A staged ingest's own transactions fill their pages
-// and append its vectors in order (issue 13), so their growth does not
+// and append its vectors in order, so their growth does not
 // count (see compactBase). This runs after the ingest is durable and
 // indexed, outside its all-or-nothing section: a crash during the compaction
 // leaves the store as the ingest left it (the next open removes the
@@ -33,12 +33,11 @@ import (
 // transactions that filled their leaves have added since (a staged
 // ingest's bulk writes, see [store.Store.FilledGrowth]). Those pages are
 // as full as a compaction would leave them, and the stage's vectors lie
-// in order (issue 13: after a 75 MB ingest, 662 MB of store compacted to
-// 656 MB, and its vectors lay in 4,386 windows of 64 KiB where 4,127
-// would do, against 4,159 after), so a copy would cost seconds per
-// hundred MB for next to nothing. What other writes added counts as
-// before. A base of no size (a store it could not read) stays so, and
-// there is no compaction, as before.
+// in order (after a 75 MB ingest, 662 MB of store compacted to 656 MB,
+// and its vectors lay in 4,386 windows of 64 KiB where 4,127 would do,
+// against 4,159 after), so a copy would cost seconds per hundred MB for
+// next to nothing. What other writes added counts in full. A base of no
+// size (a store it could not read) stays so, and there is no compaction.
 func (e *Engine) compactBase(base TidyBase) int64 {
 	if e.st == nil || base.data <= 0 {
 		return base.data

@@ -24,7 +24,7 @@ func lowCompactFloor(t *testing.T) {
 // An ingest that grows the store by more than a quarter with ordinary
 // writes ends by compacting it, unless storage.compact_after_ingest is
 // off; a staged ingest writes its pages as full as a compaction would and
-// its vectors in order (issue 13), and is not compacted. The home reads
+// its vectors in order, and is not compacted. The home reads
 // the same either way, and the vectors then lie in one run.
 func TestIngestCompactsWhenTheStoreGrew(t *testing.T) {
 	lowCompactFloor(t)

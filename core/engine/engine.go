@@ -54,7 +54,7 @@ type Options struct {
 	// writer lock ("writer") and for readers to let go ("exclusive").
 	OnLockWait func(kind string, d time.Duration)
 	// Backend, when set, holds the store and the index instead of the
-	// home's files, shared with other processes (backend.go; issue 17).
+	// home's files, shared with other processes (backend.go).
 	// Access is then ignored. Transcripts are still written in the home.
 	Backend *Backend
 }
@@ -182,7 +182,7 @@ func (e *Engine) finishCrashed(ctx context.Context) error {
 }
 
 // newVectors returns an empty vector index over the store, with the heap
-// budget of storage.vector_cache_mb (issue 15), scanning the vectors'
+// budget of storage.vector_cache_mb, scanning the vectors'
 // codes where the store has them (vectorcodes.go).
 func (e *Engine) newVectors() *vector.Index {
 	return vector.NewWithOptions(e.info.Dim, e.loadVectors, vector.Options{CacheBytes: e.cfg.Storage.VectorCacheBytes(), Codes: e.vectorCodes()})
@@ -220,7 +220,7 @@ func (e *Engine) checkEmbedder(ctx context.Context, allowChange bool) error {
 		return fmt.Errorf("embedder %q reports dimension %d", info.Name, info.Dim)
 	}
 	e.info = info
-	// issue 15: read first; only a new home or a change writes.
+	// Read first; only a new home or a change writes.
 	write := false
 	err = e.st.View(func(tx *store.Tx) error {
 		var err error

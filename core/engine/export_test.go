@@ -13,7 +13,7 @@ import (
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/store"
-	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/internal/bench/synth"
 )
 
 // chunkView is everything a chunk shows of itself.

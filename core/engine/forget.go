@@ -12,7 +12,7 @@ import (
 	"github.com/huimemory/huimemory/core/store"
 )
 
-// Forgetting (issue 16).
+// Forgetting.
 //
 // [Engine.Forget] removes messages so that their text is gone from every
 // file of the home, not only from what recalls return. Under writeMu it:
@@ -26,7 +26,7 @@ import (
 //     them, re-cuts each touched session into chunks with its prev/next
 //     links re-made, re-embeds and re-extracts the chunks that changed,
 //     and deletes the sessions left empty. This is the replace machinery
-//     of a changed source (issue 13, see sources.go). The index is brought
+//     of a changed source (see sources.go). The index is brought
 //     in step and the transcripts rewritten (those of emptied sessions
 //     removed).
 //  4. Finishes (finishForget): re-seals every week recorded in step 2 that

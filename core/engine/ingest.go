@@ -41,10 +41,10 @@ type IngestResult struct {
 	// Unchanged is set when the source's content had been ingested before.
 	Unchanged bool `json:"unchanged,omitempty"`
 	// Compaction is set when the ingest ended by compacting the store
-	// (issue 15: see compactafter.go).
+	// (see compactafter.go).
 	Compaction *Compaction `json:"compaction,omitempty"`
 	// IndexMerge is set when the ingest ended by merging the index's
-	// segments into one (issue 15: see mergeafter.go).
+	// segments into one (see mergeafter.go).
 	IndexMerge *IndexMerge `json:"index_merge,omitempty"`
 }
 
@@ -104,10 +104,10 @@ func (e *Engine) Ingest(ctx context.Context, msgs []core.Message) (IngestResult,
 }
 
 // source is the file an ingest reads. track, when set, replaces the
-// file's earlier content (issue 13: see sources.go).
+// file's earlier content (see sources.go).
 type source struct {
 	name, digest string
-	track        *tracking // issue 13
+	track        *tracking
 	// stage, when set, is published in the ingest's transaction (see
 	// ingeststage.go).
 	stage *stageRun
@@ -119,13 +119,13 @@ type source struct {
 func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	if err := e.discardStages(); err != nil { // issue 13: see ingeststage.go
+	if err := e.discardStages(); err != nil { // leftover stages: see ingeststage.go
 		return IngestResult{}, err
 	}
 	return e.ingestLocked(ctx, msgs, src)
 }
 
-// ingestLocked is ingest for a caller that holds writeMu (issue 13). It
+// ingestLocked is ingest for a caller that holds writeMu. It
 // runs in three phases: plan (read the store, find the new messages),
 // prepare (chunk, extract and embed, outside any transaction) and commit
 // (one transaction); then it brings the derived index and transcripts up
@@ -135,7 +135,7 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 	if err := e.writable(); err != nil {
 		return res, err
 	}
-	// issue 15: the sizes the ingest's growth is measured from (see
+	// The sizes the ingest's growth is measured from (see
 	// compactafter.go and mergeafter.go).
 	base := e.TidyBase()
 	if src != nil && src.stage != nil {
@@ -158,12 +158,12 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 		return res, fmt.Errorf("ingest rolled back, nothing was stored: %w", err)
 	}
 	if src != nil {
-		src.stage.unpin() // issue 13: the stage is published (stageindex.go)
+		src.stage.unpin() // the stage is published (stageindex.go)
 	}
 	for _, t := range touched {
 		e.vx.Invalidate(t.ns, t.time)
 	}
-	removeTranscripts(e.sessionsRoot(), in.plans) // issue 13: sessions emptied by a replace
+	removeTranscripts(e.sessionsRoot(), in.plans) // sessions emptied by a replace
 	for _, p := range in.plans {
 		res.ExtractFailures = append(res.ExtractFailures, p.extractFails...)
 	}
@@ -173,14 +173,14 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 	if err := e.autoSeal(ctx); err != nil {
 		return res, err
 	}
-	// issue 15: a home written before vectors moved into the time-ordered
-	// bucket moves over with its writes (readers take both layouts).
+	// A home whose vectors are still in layout 1, outside the time-ordered
+	// bucket, moves them over with its writes (readers take both layouts).
 	if err := e.st.MigrateVectors(ctx, 5000); err != nil {
 		e.logf("huimem: warning: %v (the vectors stay readable where they are)", err)
 	}
-	e.backfillVectorCodes(ctx) // issue 15: codes for the vectors of a home written before them
+	e.backfillVectorCodes(ctx) // codes for vectors stored without them
 	e.maybeRetryExtractions(ctx, len(res.ExtractFailures) > 0)
-	// issue 15: everything is durable and indexed; a bulk ingest leaves
+	// Everything is durable and indexed; a bulk ingest leaves
 	// the buckets' pages interleaved and the index in several segments.
 	if src == nil || !src.deferTidy {
 		res.Compaction, res.IndexMerge = e.tidyAfterIngest(ctx, base)
@@ -196,7 +196,7 @@ type ingestPlan struct {
 }
 
 // planIngest reads what is stored, counts the duplicates in res, and
-// plans each session that gains or (issue 13) loses messages.
+// plans each session that gains or (for a changed source) loses messages.
 func (e *Engine) planIngest(msgs []core.Message, src *source, res *IngestResult) (*ingestPlan, error) {
 	in := &ingestPlan{}
 	err := e.st.View(func(tx *store.Tx) error {
@@ -220,7 +220,7 @@ func (e *Engine) planIngest(msgs []core.Message, src *source, res *IngestResult)
 			}
 			bySession[sk] = append(bySession[sk], nm)
 		}
-		// issue 13: sessions that only lose messages are planned too.
+		// Sessions that only lose messages are planned too.
 		for _, sk := range src.dropSessions() {
 			if bySession[sk] == nil {
 				order = append(order, sk)
@@ -246,7 +246,7 @@ func (e *Engine) recordSource(src *source) error {
 		return nil
 	}
 	return e.st.Update(func(tx *store.Tx) error {
-		if src.track != nil { // issue 13
+		if src.track != nil {
 			if err := src.track.write(tx, src); err != nil || src.track.forget {
 				return err
 			}
@@ -295,7 +295,7 @@ func (e *Engine) commitIngest(in *ingestPlan, src *source, res *IngestResult) ([
 				return fmt.Errorf("store changed during ingest; try again")
 			}
 		}
-		if src != nil && src.track != nil { // issue 13: drop replaced messages
+		if src != nil && src.track != nil { // drop replaced messages
 			for k := range src.track.drop {
 				if err := tx.DeleteMessage(k); err != nil {
 					return err
@@ -311,7 +311,7 @@ func (e *Engine) commitIngest(in *ingestPlan, src *source, res *IngestResult) ([
 			res.Chunks += changed
 			res.Removed += removed
 		}
-		if src != nil && src.stage != nil { // issue 13: a staged ingest
+		if src != nil && src.stage != nil { // a staged ingest
 			if err := src.stage.publish(tx, res, &touched); err != nil {
 				return err
 			}
@@ -326,7 +326,7 @@ func writeSource(tx *store.Tx, src *source) error {
 	if src == nil {
 		return nil
 	}
-	if src.track != nil { // issue 13
+	if src.track != nil {
 		if err := src.track.write(tx, src); err != nil || src.track.forget {
 			return err
 		}

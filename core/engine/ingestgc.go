@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The garbage collector during a bulk ingest (issue 15). With the
+// The garbage collector during a bulk ingest. With the
 // default GOGC of 100 the heap may grow to twice what was live after
 // the last collection, so a process with little live data collects
 // every few megabytes: a 10k-chunk ingest ran some 130 collections,
@@ -18,7 +18,7 @@ import (
 // collected; once half of bulkGCHeap is live, GOGC is as it was. That
 // is fewer collections, in no more memory than an index batch takes
 // anyway. While a large staged ingest indexes one batch as it stages the
-// next (issue 13, stageindex.go), 40 to 50 MB are live, and GOGC 100
+// next (stageindex.go), 40 to 50 MB are live, and GOGC 100
 // would let the heap double that: then the heap may grow only
 // bulkGCSlack past the live heap (GOGC lowered to that, at least
 // bulkGCMinPercent), which took the peak RSS of a 10k-chunk ingest from

@@ -11,7 +11,7 @@ import (
 	"github.com/huimemory/huimemory/core/store"
 )
 
-// Staged ingest (issue 13). A file that holds more messages than one
+// Staged ingest. A file that holds more messages than one
 // batch is not read whole: its messages are streamed, and each batch is
 // planned, chunked, embedded and committed on its own under a stage (see
 // core/store/stage.go), which readers cannot reach. When the file has been
@@ -61,7 +61,7 @@ type stageRun struct {
 	sessions int
 	res      IngestResult
 	// base is the store's and the index's size before the stage began
-	// (issue 15: see mergeafter.go).
+	// (see mergeafter.go).
 	base TidyBase
 	// ix indexes the stage's chunks as its batches are committed; nil
 	// when they are indexed after the publication, or until the stage is
@@ -88,8 +88,8 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if err := e.discardStages(); err != nil {
 		return IngestResult{}, err
 	}
-	defer beginBulkGC()()                            // issue 15: see ingestgc.go
-	defer every(storeReleaseTick, e.releaseMapped)() // issue 13: see release.go
+	defer beginBulkGC()()                            // see ingestgc.go
+	defer every(storeReleaseTick, e.releaseMapped)() // see release.go
 	run := &stageRun{src: abs, base: e.TidyBase(), indexable: e.stageIndexable()}
 	err := e.st.Update(func(tx *store.Tx) error {
 		var err error
@@ -247,7 +247,7 @@ func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Mess
 	if err := e.prepareIngest(ctx, b.plans); err != nil {
 		return err
 	}
-	// issue 13: from bulkMin chunks on, the stage is indexed as it goes
+	// From bulkMin chunks on, the stage is indexed as it goes
 	// (stageindex.go); its record says so before the index holds any of
 	// it.
 	planned := 0

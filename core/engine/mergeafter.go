@@ -7,7 +7,7 @@ import (
 	"github.com/huimemory/huimemory/core/index"
 )
 
-// Merging the index after a bulk ingest (issue 15). Every index batch
+// Merging the index after a bulk ingest. Every index batch
 // adds a segment to the home's bleve index, and scorch's background
 // merger keeps several (a 100k-chunk ingest leaves 15 to 20). A search
 // walks each segment's dictionary and postings, and bleve's BM25 sums its
@@ -59,9 +59,9 @@ func (e *Engine) mergeIndexAfterIngest(ctx context.Context, minDocs uint64) *Ind
 	}
 	st, _ := m.SegmentStats()
 	start := time.Now()
-	if r, ok := m.(mappedReleaser); ok { // issue 13: see release.go
+	if r, ok := m.(mappedReleaser); ok { // see release.go
 		// Now, not a tick into the merge: the segments' pages that the
-		// batches mapped were 65–74 MiB of the peak at 300 MB (round 19).
+		// batches mapped were 65–74 MiB of the peak at 300 MB.
 		r.ReleaseMapped()
 		stop := every(indexReleaseTick, r.ReleaseMapped)
 		defer func() { stop(); r.ReleaseMapped() }()
@@ -142,13 +142,13 @@ func (e *Engine) Tidy(ctx context.Context, base TidyBase) (*Compaction, *IndexMe
 	if err := e.upgrade(); err != nil {
 		return nil, nil, err
 	}
-	defer beginBulkGC()() // issue 15: see ingestgc.go
+	defer beginBulkGC()() // see ingestgc.go
 	c, m := e.compactAndMerge(ctx, e.compactBase(base), 0)
 	return c, m, nil
 }
 
 // compactAndMerge runs compactAfterIngest and mergeIndexAfterIngest at
-// the same time (issue 13): one rewrites the store's file, the other the
+// the same time: one rewrites the store's file, the other the
 // index's segments, and neither reads the other's, so on two cores the
 // tidy takes the longer of the two rather than their sum. The caller
 // holds writeMu.
@@ -178,6 +178,6 @@ func (e *Engine) tidyAfterIngest(ctx context.Context, base TidyBase) (*Compactio
 	if !e.tidyWanted(base) {
 		return nil, nil
 	}
-	defer beginBulkGC()() // issue 15: see ingestgc.go
+	defer beginBulkGC()() // see ingestgc.go
 	return e.compactAndMerge(ctx, e.compactBase(base), uint64(compactGrowth*float64(base.docs)))
 }

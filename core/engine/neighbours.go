@@ -8,15 +8,15 @@ import (
 	"github.com/huimemory/huimemory/core/store"
 )
 
-// Neighbour context at query time (issue 13). A chunk that holds the
+// Neighbour context at query time. A chunk that holds the
 // question's answer often does not hold the question's words: they are in
 // the turn before it ("matched the question turn, not the answer"). Each
 // candidate's BM25 signal is therefore its own score plus context_boost
 // times the own scores of its neighbours: the previous chunk at full
-// weight, the next at nextShare of it. Rounds 1 and 2 indexed the
-// neighbours' text with every chunk instead (a ctx field); that field was
-// 40% of an ingest's time, and this gives the same recall on both
-// benchmarks (docs/recall-quality.md, "Neighbour context at query time").
+// weight, the next at nextShare of it. Indexing the neighbours' text
+// with every chunk instead (a ctx field) gives the same recall on both
+// benchmarks, and that field took 40% of an ingest's time
+// (docs/recall-quality.md, "Neighbour context at query time").
 //
 // The steps, in search: addNeighbours puts the neighbours of the BM25
 // candidates that lie in the search's scope into the pool (read from the

@@ -2,7 +2,7 @@ package engine
 
 import "time"
 
-// Letting mapped pages go during a bulk ingest (issues 13 and 15). The
+// Letting mapped pages go during a bulk ingest. The
 // store and the index are files mapped into memory; what a phase reads
 // stays in the process's resident set until it is let go, and the kernel
 // keeps it in its page cache either way. Without this the peak RSS of a
@@ -14,7 +14,7 @@ import "time"
 type mappedReleaser interface{ ReleaseMapped() }
 
 // releaseMapped lets the process's resident set drop the pages of the
-// store's map and of the index's segment files (issue 13): scorch's
+// store's map and of the index's segment files: scorch's
 // background merges read whole segments while a bulk ingest indexes, and
 // their pages stayed resident beside the batches' heap. The pages stay in
 // the page cache.
@@ -35,8 +35,8 @@ func (e *Engine) releaseMapped() {
 // store's map and the index's go every storeReleaseTick while it runs,
 // and the index merge the index's every indexReleaseTick.
 const (
-	// A staged ingest lets the index's pages go at this tick too (round
-	// 22): each index batch looks its documents' ids up in every
+	// A staged ingest lets the index's pages go at this tick too: each
+	// index batch looks its documents' ids up in every
 	// segment, and scorch's merges read segments in the background, so
 	// up to 21–23 MiB of segments were resident at 300 MB of JSONL
 	// between two batches (15 at 75 MB); with the tick, 6–18 MiB, the
@@ -45,8 +45,7 @@ const (
 	// After 300 MB of JSONL up to 94 MiB of the index was resident
 	// between two ticks of the merge at 250 ms (258 MiB without them);
 	// the merge reads its segments at some 400 MB/s, and at 50 ms the
-	// ingest's peak RSS fell from 231–243 to 216 MiB in the same time
-	// (issue 13, round 18).
+	// ingest's peak RSS fell from 231–243 to 216 MiB in the same time.
 	indexReleaseTick = 50 * time.Millisecond
 )
 

@@ -1,6 +1,6 @@
 package engine
 
-// Sealing on a backend (issue 17). The week is packed from the store's
+// Sealing on a backend. The week is packed from the store's
 // rendering of its transcripts in a temporary folder, and one store
 // transaction records the seal, drops the messages' text, stores the
 // archive's bytes and drops the stored transcripts the archive now holds:

@@ -43,7 +43,7 @@ type SourceOptions struct {
 	// in one transaction.
 	BatchMessages int
 	// DeferTidy leaves the store's compaction and the index merge that
-	// end a large ingest (issue 15: see mergeafter.go) to the caller, who
+	// end a large ingest (see mergeafter.go) to the caller, who
 	// ingests several sources and calls [Engine.Tidy] once after the last,
 	// with the [Engine.TidyBase] it took before the first.
 	DeferTidy bool
@@ -71,7 +71,7 @@ type tracking struct {
 	claim    []core.MessageKey
 	unclaim  []core.MessageKey
 	forget   bool // prune: forget the source's hash too
-	// erase (issue 16: Engine.Forget) drops every source's claims on the
+	// erase (Engine.Forget) drops every source's claims on the
 	// dropped messages, and nothing else; set forget with it.
 	erase bool
 }
@@ -91,7 +91,7 @@ func (s *source) dropped(k core.MessageKey) bool {
 
 // write records the source's claims in the ingest's transaction.
 func (t *tracking) write(tx *store.Tx, src *source) error {
-	if t.erase { // issue 16
+	if t.erase { // Engine.Forget
 		for k := range t.drop {
 			for _, name := range tx.MessageClaimers(k) {
 				if err := tx.UnclaimMessage(name, k); err != nil {
@@ -179,7 +179,7 @@ func (e *Engine) IngestSource(ctx context.Context, path string, opts SourceOptio
 		return res, err
 	}
 	if more && old == "" {
-		// issue 13: a large new file goes in batch by batch, under a
+		// A large new file goes in batch by batch, under a
 		// stage that is published at the end (ingeststage.go).
 		r, err := e.ingestStaged(ctx, abs, digest, msgs, next, limit, opts.DeferTidy)
 		res.IngestResult = r

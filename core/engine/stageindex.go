@@ -11,10 +11,10 @@ import (
 	"github.com/huimemory/huimemory/core/store"
 )
 
-// Indexing a staged ingest as it goes (issue 13). A staged ingest
-// (ingeststage.go) used to index its chunks only once it was published:
-// the store's writes and the index's work ran one after the other, each on
-// one core. Now each committed batch's chunks go to a goroutine that
+// Indexing a staged ingest as it goes. A staged ingest (ingeststage.go)
+// that indexed its chunks only once it was published would run the
+// store's writes and the index's work one after the other, each on one
+// core. Instead each committed batch's chunks go to a goroutine that
 // indexes them while the next batch is read, chunked, embedded and
 // committed, so the two overlap.
 //
@@ -38,14 +38,14 @@ import (
 //     chunks do not force a rebuild.
 //
 // Only the home's own index can be pinned: on a backend, a staged ingest
-// is indexed after its publication, as before.
+// is indexed after its publication.
 
-// A small stage is indexed at its publication, as before, in one
-// batch: BM25's statistics are summed over the index's segments, and
-// a small ingest scores as a one-transaction ingest of the same messages
-// does only if it writes one segment. A stage is indexed as it goes
-// once it holds bulkMin chunks, counting the batch being committed: the
-// chunks it wrote so far go to the indexer, then each batch's.
+// A small stage is indexed at its publication, in one batch: BM25's
+// statistics are summed over the index's segments, and a small ingest
+// scores as a one-transaction ingest of the same messages does only if
+// it writes one segment. A stage is indexed as it goes once it holds
+// bulkMin chunks, counting the batch being committed: the chunks it
+// wrote so far go to the indexer, then each batch's.
 //
 // A committed batch's chunks go to the indexer at once, except the last
 // chunk of each session the batch wrote: a session that goes on into the
@@ -92,7 +92,7 @@ func (e *Engine) indexStagedBatch(ctx context.Context, run *stageRun, written *s
 
 // stagedChunk is a chunk that a staged batch wrote, with its record and
 // messages, or removed (rec nil). The indexer builds its document from
-// them (issue 13): reading the chunks back from the store was 7% of an
+// them: reading the chunks back from the store was 7% of an
 // ingest's CPU, and the page faults of those reads slowed the store's
 // writes beside them.
 type stagedChunk struct {
@@ -180,7 +180,7 @@ func (e *Engine) startStageIndex(ctx context.Context) (*stageIndexer, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	si := &stageIndexer{e: e, chunks: make(chan []stagedChunk, 1), done: make(chan struct{}), cancel: cancel, unpin: sync.OnceFunc(p.Unpin)}
-	endGC := beginOverlapGC() // issue 15: see ingestgc.go
+	endGC := beginOverlapGC() // see ingestgc.go
 	go func() {
 		defer endGC()
 		defer close(si.done)
@@ -205,9 +205,9 @@ func (e *Engine) startStageIndex(ctx context.Context) (*stageIndexer, error) {
 // removes its removed ones, in index batches bounded as applyOutbox's
 // are, each recording generation gen.
 func (e *Engine) indexStaged(ctx context.Context, chunks []stagedChunk, gen uint64) error {
-	// issue 15: the store pages that the stage's writes mapped need not
-	// stay resident while bleve analyses the batch, where the heap peaks;
-	// nor (issue 13) the index pages that scorch's background merges read.
+	// The store pages that the stage's writes mapped need not stay
+	// resident while bleve analyses the batch, where the heap peaks; nor
+	// the index pages that scorch's background merges read.
 	e.releaseMapped()
 	var docs []index.Doc
 	var removed []string

@@ -10,7 +10,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
-	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/internal/bench/synth"
 )
 
 // TestBulkStageIsIndexedAsItGoes ingests a file large enough to be

@@ -15,15 +15,16 @@ import (
 )
 
 // indexBatch bounds the documents in one index batch, and
-// indexBatchBytes their text (issue 13/15: bleve holds a batch's analysis
+// indexBatchBytes their text (bleve holds a batch's analysis
 // in memory until it writes the segment, about 80 bytes for each byte of
 // text with its context: 1 MiB batches took the heap of a 10k-chunk
 // ingest to 145 MB, and its peak RSS to 260 MB). Each batch is one
 // segment; the index's merge policy takes small ones as they are (see
 // core/index/merge.go). Fewer than bulkMin chunks are indexed in batches
-// of up to smallBatchBytes, as before: in one segment, as a rule, so that
-// a small ingest, which the tidy after it does not merge, scores as it
-// did (BM25's field lengths are summed over the segments).
+// of up to smallBatchBytes: in one segment, as a rule, so that a small
+// ingest, which the tidy after it does not merge, scores as a
+// one-segment ingest does (BM25's field lengths are summed over the
+// segments).
 const (
 	indexBatch      = 2000
 	indexBatchBytes = 128 << 10
@@ -53,7 +54,7 @@ func (e *Engine) openIndex(ctx context.Context) error {
 		return err
 	}
 	e.ix = ix
-	// issue 13: an ingest that a crash interrupted may have indexed
+	// An ingest that a crash interrupted may have indexed
 	// chunks it never published (stageindex.go); they leave the index
 	// with the stage, before the index is checked against the store.
 	if err := e.discardStages(); err != nil && !store.IsReadOnly(err) {
@@ -65,7 +66,7 @@ func (e *Engine) openIndex(ctx context.Context) error {
 	e.st.View(func(tx *store.Tx) error {
 		gen, cleared = tx.Gen(), tx.OutboxCleared()
 		chunks, _ = tx.Counts()
-		outbox = tx.OutboxLen() // issue 15: count, not list
+		outbox = tx.OutboxLen() // count, not list
 		return nil
 	})
 	igen, err := ix.Gen()
@@ -113,7 +114,7 @@ func (e *Engine) repair(ctx context.Context, why string) error {
 // after a write. Until the index has caught up, recalls fail rather than
 // read it.
 //
-// The transcripts are written while the index catches up (issue 13): the
+// The transcripts are written while the index catches up: the
 // two read the store and write different files, so on two cores a bulk
 // ingest waits for the longer of the two rather than their sum. On a
 // backend they are written one after the other, as both go to its
@@ -143,7 +144,7 @@ func (e *Engine) syncDerived(ctx context.Context) error {
 
 // applyOutbox indexes the chunks queued in the outbox and clears it.
 //
-// issue 13: batches are bounded by count and by text (indexBatchBytes).
+// Batches are bounded by count and by text (indexBatchBytes).
 // They go through a pipeline: one goroutine reads the next batch's chunks
 // from the store while up to outboxAppliers batches are analysed and
 // written as segments (bleve builds a batch's segment in the caller's
@@ -172,7 +173,7 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 		}
 		return nil
 	}
-	if len(ids) >= bulkMin { // issue 15: see ingestgc.go
+	if len(ids) >= bulkMin { // see ingestgc.go
 		defer beginBulkGC()()
 	}
 	if err := e.indexChunks(ctx, ids, old, gen, outboxAppliers); err != nil {
@@ -237,7 +238,7 @@ type outboxBatch struct {
 // readOutbox reads the chunks of ids from the store in index batches and
 // sends them on out, the last with last set, until ctx is done.
 func (e *Engine) readOutbox(ctx context.Context, ids []string, bulk bool, out chan<- outboxBatch) error {
-	limit := batchBytes(len(ids)) // issue 15
+	limit := batchBytes(len(ids))
 	for start := 0; start < len(ids); {
 		var b outboxBatch
 		end := start
@@ -266,7 +267,7 @@ func (e *Engine) readOutbox(ctx context.Context, ids []string, bulk bool, out ch
 			return err
 		}
 		if bulk {
-			// issue 15: the store pages the ingest and this batch's reads
+			// The store pages the ingest and this batch's reads
 			// mapped need not stay resident while bleve analyses the
 			// batch, where the heap peaks (10k chunks: 31 of 144 MiB);
 			// and the index's (see releaseMapped).
@@ -375,11 +376,11 @@ func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total i
 	var marks []string // chunks whose question mark is wrong (markQuestions)
 	err = e.st.View(func(tx *store.Tx) error {
 		gen = tx.Gen()
-		defer beginBulkGC()() // issue 15: see ingestgc.go
+		defer beginBulkGC()() // see ingestgc.go
 		chunks, _ := tx.Counts()
-		limit := batchBytes(chunks) // issue 15
+		limit := batchBytes(chunks)
 		var docs []index.Doc
-		size := 0 // issue 15: batches bounded by text, as in applyOutbox
+		size := 0 // batches bounded by text, as in applyOutbox
 		flush := func() error {
 			if len(docs) == 0 {
 				return nil
@@ -393,7 +394,7 @@ func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total i
 			return err
 		}
 		err := tx.ForEachChunk(func(c *store.Chunk) error {
-			if tx.StagedChunk(c) { // issue 13: an unpublished stage (ingeststage.go)
+			if tx.StagedChunk(c) { // an unpublished stage (ingeststage.go)
 				return nil
 			}
 			chunk, err := e.hydrate(tx, c)

@@ -119,7 +119,7 @@ func (e *Engine) writeTranscripts(ctx context.Context) error {
 	// spread over two cores.
 	for i, s := range list {
 		if i > 0 && i%transcriptRelease == 0 {
-			// issue 13: each session's records are read from the store's
+			// Each session's records are read from the store's
 			// map; 39,400 sessions after 300 MB of JSONL held 280 MiB of it.
 			e.st.ReleaseMapped()
 		}
@@ -143,7 +143,7 @@ func (e *Engine) writeTranscripts(ctx context.Context) error {
 					return
 				}
 				if i > 0 && i%transcriptRelease == 0 {
-					// issue 13: each session's messages are read from the
+					// Each session's messages are read from the
 					// store's map, and after a large ingest the sessions
 					// cover the whole store (702 MiB of it resident
 					// after 9,900 sessions).
@@ -165,7 +165,7 @@ func (e *Engine) writeTranscripts(ctx context.Context) error {
 	var unstale [][2]string
 	for i, o := range out {
 		if o.err != nil && store.IsReadOnly(o.err) {
-			// issue 16: the store has the messages, and the transcripts
+			// The store has the messages, and the transcripts
 			// stay queued; a folder that cannot be written fails no
 			// ingest and no read.
 			e.logf("huimem: warning: transcripts not written (%v); the messages are stored and recallable, and the transcripts are written once %s is writable", o.err, e.sessionsRoot())

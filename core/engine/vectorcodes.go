@@ -8,7 +8,7 @@ import (
 	"github.com/huimemory/huimemory/core/vector"
 )
 
-// Vector codes (issue 15: footprint): the vector index scans the int8
+// Vector codes, for a smaller footprint: the vector index scans the int8
 // codes the store keeps beside the vectors and rescores its candidates
 // with their float32s (core/vector's codesearch.go, core/store's
 // vecq.go).

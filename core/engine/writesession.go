@@ -31,7 +31,7 @@ func (e *Engine) writeSession(tx *store.Tx, p *sessionPlan) ([]touchedChunk, int
 		return nil, 0, 0, err
 	}
 	touched = append(touched, gone...)
-	if len(p.msgs) == 0 { // issue 13: the session's last message was removed
+	if len(p.msgs) == 0 { // the session's last message was removed
 		// Queued so that a backend drops the stored transcript
 		// (storeTranscripts); a home removes the file (removeTranscripts).
 		if err := tx.MarkSessionDirty(p.ns, p.session); err != nil {

@@ -109,7 +109,7 @@ var metadataFiles = map[string]bool{
 func IsMetadata(name string) bool { return metadataFiles[strings.ToLower(filepath.Base(name))] }
 
 // Regular expressions here are compiled on first use, so that a process
-// that never needs them does not pay for them at init (issue 15).
+// that never needs them does not pay for them at init.
 var slackDay = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.json$`) })
 
 // Detect picks the format of a file from its name and its first bytes

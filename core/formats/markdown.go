@@ -16,7 +16,7 @@ import (
 const transcriptTime = "2006-01-02 Mon 15:04:05 -07:00"
 
 // Regular expressions here are compiled on first use, so that a process
-// that never needs them does not pay for them at init (issue 15).
+// that never needs them does not pay for them at init.
 var (
 	markdownHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^### .+ · \d{4}-\d{2}-\d{2} `) })
 	messageHeader  = sync.OnceValue(func() *regexp.Regexp {

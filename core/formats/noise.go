@@ -7,7 +7,7 @@ import (
 )
 
 // Regular expressions here are compiled on first use, so that a process
-// that never needs them does not pay for them at init (issue 15).
+// that never needs them does not pay for them at init.
 var (
 	// ansi matches CSI sequences (colours, cursor moves), OSC sequences
 	// (titles, hyperlinks) and two-byte escapes.

@@ -14,7 +14,7 @@ import (
 )
 
 // Regular expressions here are compiled on first use, so that a process
-// that never needs them does not pay for them at init (issue 15).
+// that never needs them does not pay for them at init.
 // textPrefix matches a speaker prefix at the start of a line.
 var textPrefix = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(?i:(user|human|assistant|ai)\s*:|(用户|助手)\s*[:：])[ \t]?`)

@@ -6,7 +6,7 @@ package index
 //
 // Why: the root package's config.go imports expvar, which links net/http
 // into every binary that imports it, and its init starts an analysis queue
-// and publishes expvars. The engine must link no net/http (issue 14).
+// and publishes expvars. The engine must link no net/http.
 //
 // What it keeps: the on-disk layout is bleve's, byte for byte, so that an
 // index written by bleve.New opens here and one written here opens with

@@ -163,8 +163,8 @@ func TestLayoutIsBleves(t *testing.T) {
 	}
 }
 
-// TestBleveIndexOpens writes an index with bleve's root package, as the
-// code before issue 14 did, and opens it with core/index: the documents,
+// TestBleveIndexOpens writes an index with bleve's root package
+// (bleve.New), and opens it with core/index: the documents,
 // generation and every search's matches and scores are bleve's.
 func TestBleveIndexOpens(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")

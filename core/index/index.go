@@ -28,10 +28,10 @@ const AnalyzerName = "huimem"
 //	2: ctx field with the neighbours' text.
 //	3: reply field: assistant messages apart from the text field.
 //	4: session field stored, returned with each match.
-//	5: no composite _all field (issue 13): searches name their fields.
+//	5: no composite _all field: searches name their fields.
 //	6: a chunk's time as three keyword terms (day, hour, exact time;
 //	   timefields.go) instead of bleve's datetime field and its sixteen
-//	   numeric terms (issue 13).
+//	   numeric terms.
 //	7: typographic apostrophes folded to ASCII before the stop words and
 //	   the stemmer (apostrophe.go).
 //	8: each CJK character as a term beside each pair (cjkFilterName), and
@@ -258,8 +258,8 @@ func (x *Index) Apply(docs []Doc, deletes []string, gen uint64) error {
 // Pin makes every read (searches, counts, term statistics) see the index
 // as it is now until [Index.Unpin], while batches go on being applied:
 // what they add is written, and durable, but seen only once unpinned.
-// The engine pins the index while it indexes an unpublished ingest
-// (issue 13), so that recalls meanwhile see none of it. [Index.Gen]
+// The engine pins the index while it indexes an unpublished (staged)
+// ingest, so that recalls meanwhile see none of it. [Index.Gen]
 // reads the latest batch's generation, pinned or not. A pin holds the
 // segments it sees on disk until Unpin. The index must not be pinned
 // already.

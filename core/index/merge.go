@@ -22,7 +22,7 @@ const mergeWriteSize = 64 << 10
 
 func init() { zap.DefaultFileMergerBufferSize = mergeWriteSize }
 
-// Merging the index down (issue 15). Each index batch adds a segment
+// Merging the index down. Each index batch adds a segment
 // (a .zap file under store/), and scorch's background merger keeps a
 // dozen or so of them: a 100k-chunk ingest leaves 15 to 20. A search walks
 // every segment's dictionary and postings for each query term, and
@@ -92,7 +92,7 @@ func (x *Index) SegmentStats() (SegmentStats, error) {
 const mergePasses = 8
 
 // forceMergeOptions is scorch's plan for a merge into one segment, with
-// up to 40 segments to a merge rather than 10 (issue 15): an index of
+// up to 40 segments to a merge rather than 10: an index of
 // 11 to 40 segments (small index batches leave more than ten after a
 // large ingest) is merged in one pass, where ten at a time wrote it
 // twice over.
@@ -102,7 +102,7 @@ var forceMergeOptions = func() mergeplan.MergePlanOptions {
 	return o
 }()
 
-// mergePlanOptions is the background merger's policy (issue 15):
+// mergePlanOptions is the background merger's policy:
 // scorch's default, except that a segment under 100 chunks, not 2000,
 // counts as 100 (FloorSegmentSize). The planner rounds each smaller
 // segment up to the floor, so with the default a run of small segments
@@ -116,8 +116,9 @@ var forceMergeOptions = func() mergeplan.MergePlanOptions {
 // in a model of 2-chunk appends, up to 19 rather than 5 at 10k chunks
 // and 24 rather than 12 at 50k, for a tenth or less of the merging. Searches walk
 // each segment, and BM25's field lengths are summed over the segments
-// (see doc.go), so scores at rest follow the segments as before; an
-// index merged into one (see [Index.Merge]) scores as it did. The policy
+// (see doc.go), so scores at rest follow the segments, as under scorch's
+// default; an index merged into one (see [Index.Merge]) scores the same
+// under either policy. The policy
 // is passed at each open, not saved in index_meta.json.
 var mergePlanOptions = map[string]any{"FloorSegmentSize": 100}
 
@@ -171,7 +172,7 @@ func (x *Index) Merge(ctx context.Context) error {
 		}
 		// scorch's persister removes unused files when it runs out of
 		// work; if a reader still held them then, they stay until the
-		// next write wakes it (issue 13: one tidy in six waited the whole
+		// next write wakes it (one tidy in six waited the whole
 		// cleanupWait). An internal record of its own, written with the
 		// same value each time, is such a write.
 		if time.Now().After(nudge) {

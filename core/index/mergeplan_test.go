@@ -84,8 +84,8 @@ func ids(from, to uint64) []uint64 {
 }
 
 // TestMergePlanWaitsForFullTier: small segments wait until ten of them
-// can be merged together, and the large segment is left alone (issue
-// 15). With scorch's default floor of 2000 chunks the planner merges
+// can be merged together, and the large segment is left alone. With
+// scorch's default floor of 2000 chunks the planner merges
 // every five or so as they arrive, and those merges are merged again
 // later (TestMergePlanDefaultMergesEarly).
 func TestMergePlanWaitsForFullTier(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 )
 
-// OpenOptions tune [OpenWith] (issues 15 and 16).
+// OpenOptions tune [OpenWith].
 type OpenOptions struct {
 	// ReadOnly opens the index without writing to it: bleve takes a
 	// shared lock on its root.bolt, which any number of processes may

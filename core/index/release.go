@@ -1,7 +1,7 @@
 package index
 
 // ReleaseMapped lets this process's resident set drop the pages of the
-// index's segment files that it has mapped (issue 13). Each persisted
+// index's segment files that it has mapped. Each persisted
 // segment is a read-only shared memory map of its .zap file; a search or
 // a merge that reads a segment leaves its pages resident, so a merge of
 // the whole index into one segment kept every page of it mapped, and the

@@ -9,8 +9,8 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/tools"
-	"github.com/huimemory/huimemory/internal/perf"
-	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/internal/bench/perf"
+	"github.com/huimemory/huimemory/internal/bench/synth"
 	"github.com/huimemory/huimemory/plugins/host"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/huimemory/huimemory/core/store"
 )
 
-// Backend is what the engine runs on in a database (issue 17): a store on
+// Backend is what the engine runs on in a database: a store on
 // the database's KV, the lexical index, and the notifications that keep
 // each server's vector cache fresh. cmd and plugins/host turn it into an
 // engine.Backend.

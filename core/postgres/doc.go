@@ -1,5 +1,5 @@
 // Package postgres is HuiMemory's PostgreSQL backend: what lets several
-// `huimem serve` processes share one memory in one database (issue 17).
+// `huimem serve` processes share one memory in one database.
 //
 // [Open] connects a pgx pool and applies the versioned schema in
 // core/postgres/migrations. [OpenBackend] puts the engine on it:

@@ -1,6 +1,6 @@
 package postgres
 
-// pgvector's HNSW index, optional (storage.postgres.hnsw, issue 17).
+// pgvector's HNSW index, optional (storage.postgres.hnsw).
 //
 // With it set, the vectors that the store keeps in bucket vectime are
 // mirrored into one table that pgvector can index,

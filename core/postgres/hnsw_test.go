@@ -272,7 +272,7 @@ func TestHNSWMirrorAndSearchOnStandIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// And one in the layout written before issue 15: an empty vectime
+	// And one in layout 1 (core/store's vectors.go): an empty vectime
 	// entry, the time and vector in vecs.
 	err = db.KV().Update(func(tx store.KVTx) error {
 		tk := store.TimeKey(at(60))

@@ -3,7 +3,7 @@ package postgres
 // KV is core/store's key-value interface on two tables (migration 4):
 // kv_buckets (name, seq) and kv (bucket, key, value). The engine's store
 // runs on it unchanged, so both backends share one definition of every
-// record, id and anchor (issue 17).
+// record, id and anchor.
 //
 //   - View is a REPEATABLE READ, READ ONLY transaction: one snapshot, as a
 //     bbolt read transaction.

@@ -15,8 +15,8 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/postgres"
-	"github.com/huimemory/huimemory/internal/beam"
-	"github.com/huimemory/huimemory/internal/locomo"
+	"github.com/huimemory/huimemory/internal/bench/beam"
+	"github.com/huimemory/huimemory/internal/bench/locomo"
 	"github.com/huimemory/huimemory/internal/pgtest"
 )
 

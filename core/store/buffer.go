@@ -21,7 +21,7 @@ var buffered = map[string]bool{
 // fillPercent is how full bbolt fills a leaf of these buckets before it
 // splits it, where the default (half) does not suit. Vectors arrive in
 // time order, mostly after the last, and a scan reads every page of its
-// window (issue 15): a 256-dimension entry is about 1.1 KB, so at half a
+// window: a 256-dimension entry is about 1.1 KB, so at half a
 // page each 4 KiB leaf holds two; filled, three. The codes (vecq) come
 // in the same order, about 300 bytes each.
 var fillPercent = map[string]float64{string(bVecTime): 0.95, string(bVecQ): 0.95}

@@ -12,7 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Compaction (issue 16: forget). bbolt never returns freed pages to the
+// Compaction, which a forget needs. bbolt never returns freed pages to the
 // file system and never zeroes them: a deleted message's text stays in
 // the file, on a free page, until the page happens to be reused.
 // [Store.Compact] copies the live data into a new file and swaps it in:
@@ -23,7 +23,7 @@ import (
 //     with the copy's memory bounded). The new file stays open, and
 //     locked, from here on.
 //  3. Check that every bucket holds as many keys as before, record the
-//     copy's size in its meta bucket (issue 15: see [Store.DataSize]), and
+//     copy's size in its meta bucket (see [Store.DataSize]), and
 //     flush the new file. The copy fills every leaf (FillPercent 1)
 //     and writes bucket after bucket, in key order, so each bucket's
 //     pages lie in one run (see compactlayout.go).
@@ -51,15 +51,15 @@ const compactSuffix = ".compact"
 // the copy writes, about (it commits where a leaf ends: see leafFill): it
 // bounds the copy's memory. bbolt builds each leaf the copy appends to as
 // one node until the commit, with a growing slice of its entries, so the
-// copy allocates several times its transaction's bytes (issue 13). Each
+// copy allocates several times its transaction's bytes. Each
 // commit also frees the pages of the right edge it rewrites, which a
 // later one reuses, away from the run: at 1 MiB the vectors of the
 // layout test lay in one window of 64 KiB too many in 7 runs of 30; at 2
-// MiB, in none of 90 (round 19).
+// MiB, in none of 90.
 const compactTxBytes = 2 << 20
 
 // metaCompacted is the meta key of the store's data size in bytes right
-// after its last compaction (issue 15: see [Store.DataSize]).
+// after its last compaction (see [Store.DataSize]).
 const metaCompacted = "compacted_size"
 
 // compactHook, when set (by tests), is called at each step of a
@@ -90,7 +90,7 @@ func (s *Store) Compact(ctx context.Context) (CompactStats, error) {
 type CompactOptions struct {
 	// Scrub overwrites the old file's bytes with zeros before it is
 	// released (step 5), as a forget needs. A compaction for layout
-	// alone (issue 15: after an ingest) skips it: it would write as many
+	// alone (after an ingest) skips it: it would write as many
 	// bytes again.
 	Scrub bool
 }
@@ -126,7 +126,7 @@ func (s *Store) CompactWith(ctx context.Context, o CompactOptions) (CompactStats
 		os.Remove(tmp)
 		return st, fmt.Errorf("compacting store %s: %w", s.path, err)
 	}
-	// issue 15: the copy's transactions are not flushed one by one (a
+	// The copy's transactions are not flushed one by one (a
 	// crash leaves a stray copy either way); dst.Sync flushes it all
 	// before the rename, and dst is the store, flushing every commit,
 	// from then on.
@@ -275,6 +275,6 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// DeleteMeta removes a metadata value (issue 16: the marker of a pending
+// DeleteMeta removes a metadata value (such as the marker of a pending
 // forget, the closed mark of a forgotten session).
 func (t *Tx) DeleteMeta(key string) error { return t.b(bMeta).Delete([]byte(key)) }

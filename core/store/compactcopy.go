@@ -10,10 +10,10 @@ import (
 // does (buckets in key order, each leaf filled to the brim, nested
 // buckets and sequences kept), committing dst every txBytes of keys and
 // values. After each commit it lets the kernel take back the pages of
-// src's memory map that the copy has read (issue 15: see
-// releaseMapped), so that a compaction's resident memory is bounded by a
-// transaction's worth, not by the store's size: src's pages stay in the
-// page cache, and are read again from there if touched again. It returns
+// src's memory map that the copy has read (see releaseMapped), so that
+// a compaction's resident memory is bounded by a transaction's worth,
+// not by the store's size: src's pages stay in the page cache, and are
+// read again from there if touched again. It returns
 // how many keys it copied into each top-level bucket, counted as bbolt's
 // BucketStats.KeyN counts them (nested buckets' keys included), for
 // checkCopy.
@@ -39,7 +39,7 @@ func copyBuckets(dst, src *bolt.DB, txBytes int64) (map[string]int, error) {
 			copyHook()
 		}
 		releaseMapped(src.Info().Data, mapped)
-		// issue 13: and the copy's own pages that the commit touched
+		// And the copy's own pages that the commit touched
 		// (its right edge): 46 MiB after a 2.5 GB copy.
 		releaseMapped(dst.Info().Data, written)
 		size, read = 0, 0
@@ -122,7 +122,7 @@ var copyHook func()
 // filled before the last one: with three entries to a page, five left
 // over become pages of two and three. The next transaction rewrites only
 // the last page, so a commit in the middle of a page left a part-filled
-// leaf behind for good (issue 13, round 18: 1,001 leaves where 1,000
+// leaf behind for good (1,001 leaves where 1,000
 // hold every entry). A commit where a page is full leaves whole pages.
 type leafFill struct {
 	page int // the page size
@@ -152,7 +152,7 @@ func (f *leafFill) add(k, v int, bucket bool) bool {
 }
 
 // compactReadBytes is how many bytes of the store's keys and values the
-// copy reads between two releases of the store's map (issue 13). A fault
+// copy reads between two releases of the store's map. A fault
 // maps more of the page cache than the page it touches (fault-around,
 // large folios), so in a bucket whose pages lie scattered (sesschunks
 // after a 300 MB ingest) a transaction's 4 MiB of records held 180 MiB of
@@ -211,8 +211,8 @@ func checkCopy(db *bolt.DB, counts map[string]int) error {
 
 // keyCount counts a copy's keys and lets the pages it has read go every
 // compactTxBytes of keys and values, as copyBuckets does with the
-// store's. Before, bbolt's BucketStats walked a whole bucket at once, and
-// the copy of a 396,000-message home stayed resident (issue 13).
+// store's. bbolt's BucketStats walks a whole bucket at once, which kept
+// the copy of a 396,000-message home resident.
 type keyCount struct {
 	base uintptr
 	size int64

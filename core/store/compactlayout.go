@@ -7,7 +7,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// How the store's pages lie in its file (issue 15). A recall scans the
+// How the store's pages lie in its file. A recall scans the
 // vectime bucket through bbolt's memory map, and the kernel maps the
 // 64 KiB around every page it faults in (fault-around), so what a scan
 // costs in resident memory depends on how many 64 KiB windows of the file

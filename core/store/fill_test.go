@@ -20,7 +20,7 @@ func leavesUsed(t *testing.T, s *Store, name []byte) float64 {
 }
 
 // TestStageFillsLeaves checks that a stage's writes fill the leaves of
-// the buckets they write (issue 13): its batches (the messages, in runs
+// the buckets they write: its batches (the messages, in runs
 // of keys), the merge of its run (the hashed buckets, in key order), into
 // empty buckets and into a bucket that held a tenth as many keys. The
 // same writes in ordinary transactions leave half of each leaf empty.

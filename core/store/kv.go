@@ -3,7 +3,7 @@ package store
 // The store's records live in named buckets of ordered keys. In a home
 // they are bbolt's buckets; [OpenKV] puts a store on any other
 // transactional key-value store with the same shape, such as the
-// PostgreSQL backend's kv table (core/postgres, issue 17).
+// PostgreSQL backend's kv table (core/postgres).
 
 import (
 	"context"

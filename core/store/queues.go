@@ -43,7 +43,7 @@ func (t *Tx) Outbox() []string {
 	return ids
 }
 
-// OutboxLen counts the queued chunk ids without listing them (issue 15).
+// OutboxLen counts the queued chunk ids without listing them.
 func (t *Tx) OutboxLen() int { return t.b(bOutbox).KeyN() }
 
 // Seq returns the last arrival sequence given to a message.

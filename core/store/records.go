@@ -130,7 +130,7 @@ type Session struct {
 	// removed when its transcript is next written.
 	Stale []string `json:"stale,omitempty"`
 	// Stage, when set, is the staged ingest that wrote the record before
-	// its publication (issue 13, stage.go): while that stage is open,
+	// its publication (stage.go): while that stage is open,
 	// readers pass the session by.
 	Stage string `json:"stage,omitempty"`
 }

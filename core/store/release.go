@@ -2,12 +2,12 @@ package store
 
 // ReleaseMapped lets this process's resident set drop every page of the
 // store's memory map, as [Tx.ReleaseVectors] does for a few: a bulk ingest
-// calls it between its phases (issue 15), since the pages its writes and
+// calls it between its phases, since the pages its writes and
 // reads mapped would otherwise stay resident beside the heap of the next
 // phase. The pages stay in the page cache, and what is read again is
 // mapped again; values that transactions still hold stay valid. It may
 // run beside other transactions, from another goroutine (a staged ingest
-// calls it every 100 ms, issue 13): it is a short read transaction, so a
+// calls it every 100 ms): it is a short read transaction, so a
 // commit that must grow the map waits for it, never the other way round.
 // It does nothing in a KV ([OpenKV]) or off Linux.
 func (s *Store) ReleaseMapped() {

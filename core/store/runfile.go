@@ -15,7 +15,7 @@ import (
 	"strings"
 )
 
-// A stage's run in a file of its own (issue 13, round 17). In a home the
+// A stage's run in a file of its own. In a home the
 // run's batches are not buckets of the store but segments appended to a
 // file beside it, huimem.db.run-<stage id>. The run's records are read
 // only by the stage's own transactions and by its merge, never by a

@@ -16,7 +16,7 @@ import (
 	"sort"
 )
 
-// The key index of a run file's older batches (issue 13, round 22). A
+// The key index of a run file's older batches. A
 // lookup in a stage's run must not read the file for a key the run does
 // not hold, and nearly every lookup of a bulk ingest is for such a key
 // (a new message, chunk or vector). Bloom filters kept that free, but at

@@ -18,7 +18,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 )
 
-// Shared access (issue 16: many agents, one memory).
+// Shared access (many agents, one memory).
 //
 // bbolt locks its file for a handle's whole life: exclusively for a
 // read-write handle, shared for a read-only one. A [Store] opened with

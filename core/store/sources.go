@@ -9,7 +9,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 )
 
-// Source tracking (issue 13): which ingested file holds which messages, so
+// Source tracking: which ingested file holds which messages, so
 // that a changed file can have its messages replaced and a deleted one
 // pruned. Two buckets, created on first write, hold the same claims both
 // ways round:

@@ -14,14 +14,14 @@ import (
 	"github.com/huimemory/huimemory/core"
 )
 
-// Staged ingests (issue 13): a large file is written in bounded batches,
+// Staged ingests: a large file is written in bounded batches,
 // each its own transaction, but readers must see all of it or none of it.
 // So a stage writes everything that only the stage can reach (the
 // messages of sessions that are new, their chunk records and their
 // vectors) and holds back everything a reader finds things through: the
 // session records and chunk lists, the index outbox, the dirty-transcript
 // queue and the counts. The vectors are the exception: they are written
-// where a scan walks (vectors.go, issue 15), and [Tx.ScanVectors] passes
+// where a scan walks (vectors.go), and [Tx.ScanVectors] passes
 // by the chunks of the open stages. So are the sessions once the batches
 // are done: [Tx.WriteStagedSessions] writes their records, chunk lists
 // and dirty marks in bounded transactions, each record marked with the
@@ -43,7 +43,7 @@ import (
 //
 // The stage's chunk set is keyed by the key of the chunk's vector in
 // vectime (namespace 0 time key chunk id, [VecKey]), whether or not the
-// chunk has a vector (schema version 8, issue 13, round 18): the scans
+// chunk has a vector (schema version 8): the scans
 // that consult it hold that key; the batches of a chronological export
 // append at the bucket's right edge instead of landing on a leaf each,
 // as puts keyed by the random chunk id did; and the publication walks
@@ -65,7 +65,7 @@ type StageInfo struct {
 	// Started is when the stage began, in RFC 3339.
 	Started string `json:"started"`
 	// Indexed is set when the engine indexes the stage's chunks as they
-	// are written (issue 13): the index may hold them before the stage
+	// are written: the index may hold them before the stage
 	// is published, so its publication queues none of them for the
 	// index, and whoever discards it removes them from the index first.
 	// Set before the first chunk is written.
@@ -249,8 +249,8 @@ func (t *Tx) SaveStage(info *StageInfo) error { return t.putStage(info) }
 // PutStagedChunk stores a chunk of a staged session and its vector. It
 // queues nothing for the index and counts nothing. The vector goes where
 // a published one goes (vectors.go), and scans pass it by until the stage
-// is published; a stage begun by a version before issue 15 kept its
-// vectors by id only, and its publish writes their time entries.
+// is published; a stage begun in a version-1 store kept its vectors by
+// id only (layout 1), and its publish writes their time entries.
 func (t *Tx) PutStagedChunk(id string, c *Chunk, vec []float32, tm time.Time) error {
 	b, err := t.stageBucket(id)
 	if err != nil {
@@ -363,7 +363,7 @@ func (t *Tx) stagedFilter() func(vk, id []byte) bool {
 // queues the stage's chunks for the index (none for a stage that is
 // [StageInfo.Indexed]) and their pending extractions, adds the counts,
 // and closes the stage, which makes its vectors visible to scans and its
-// sessions to readers (a stage of a version before issue 15 gets its
+// sessions to readers (a stage begun in a version-1 store gets its
 // vectors' time entries written here). A stage whose sessions
 // [Tx.WriteStagedSessions] did not write gets their records, chunk lists
 // and dirty marks here, and its bucket removed. It calls touched with the
@@ -380,7 +380,7 @@ func (t *Tx) PublishStage(info *StageInfo, touched func(ns string, tm time.Time)
 }
 
 // publishGroup is how many chunks a publication makes visible between
-// two releases of the store's map (issue 13). Its ids' dirty marks are
+// two releases of the store's map. Its ids' dirty marks are
 // sorted, so that they walk the outbox's leaves once each. The vectors
 // are walked in the order of the stage's chunk set, which is theirs:
 // looked up by id, in the order of the staged sessions, they read every
@@ -433,7 +433,7 @@ func (t *Tx) publishStage(info *StageInfo, touched func(ns string, tm time.Time)
 		// A group ends every publishGroup chunks read, dirty marks
 		// or not: the sessions' records lie all over the store,
 		// and reading all of them without a release mapped 39 MiB of it
-		// at 150 MB (issue 13, round 20).
+		// at 150 MB.
 		if read += len(s.IDs); read >= publishGroup {
 			if err := endGroup(); err != nil {
 				return 0, err
@@ -519,9 +519,9 @@ func (t *Tx) WriteStagedSessions(info *StageInfo, after []byte, limit int) ([]by
 // publishVectors makes the vectors of the chunks of stage bucket b
 // visible, in the order of their keys. A chunk written in place
 // (vectors.go) is visible once the stage is gone, and a stage of a
-// version before codes (vecq.go) gets them here; a stage of a version
-// before issue 15 kept its vectors by id only, in layout 1, and gets
-// their time entries. It calls touched for each chunk that has a vector.
+// version before codes (vecq.go) gets them here; a stage of version 1
+// kept its vectors by id only, in layout 1, and gets their time
+// entries. It calls touched for each chunk that has a vector.
 func (t *Tx) publishVectors(b Bucket, touched func(ns string, tm time.Time)) error {
 	c := b.Cursor()
 	n := 0
@@ -644,7 +644,7 @@ func (t *Tx) ClosedStages() []string {
 }
 
 // sweepSessions is how many session records one call of [Tx.SweepStage]
-// rewrites at most (issue 13). A session's record lies wherever its
+// rewrites at most. A session's record lies wherever its
 // transaction put it, and the kernel maps a read of one page of the
 // store together with its neighbours (64 KiB around it), so the commit
 // that rewrote 20,000 records mapped 78 MiB of the store at 150 MB. A

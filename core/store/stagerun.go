@@ -14,7 +14,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 )
 
-// A stage's run (issue 13). Five buckets are keyed by hashes: msgids,
+// A stage's run. Five buckets are keyed by hashes: msgids,
 // msgsrcs, chunks, chunkkeys and veckeys. Once such a bucket is much
 // larger than a batch, each of a batch's inserts lands on a leaf of its
 // own, wherever it is in the file, so every batch of a bulk ingest read
@@ -36,7 +36,7 @@ import (
 // order, in bounded transactions: each leaf is then written once per
 // merge transaction that reaches it, not once per batch. Until the
 // publication nothing a reader finds things through leads to the merged
-// records, as before.
+// records.
 //
 // Run buckets (behind a KV, and in a version-6 store left by a crash),
 // one per batch that wrote any of those records:
@@ -361,8 +361,7 @@ func (r *StageRun) foldGroup() error {
 // at 236 MiB of anonymous memory. bbolt's nodes hold an entry per record,
 // and most records are small: at 4 MiB a transaction, a heap profile
 // found 17 MiB of nodes in one, and the merge's last transactions took
-// the anonymous memory of a 300 MB ingest to 132 MiB (issue 13, round
-// 19).
+// the anonymous memory of a 300 MB ingest to 132 MiB.
 const mergeBytes = 1 << 20
 
 // MergeStageRun merges about limit bytes of run r's records (keys and

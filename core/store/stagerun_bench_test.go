@@ -19,7 +19,7 @@ func benchRunKey(i int) []byte {
 }
 
 // BenchmarkStageRunLookup measures a stage's lookup in its run file, as
-// each message of a bulk ingest makes several (issue 13): of a key the
+// each message of a bulk ingest makes several: of a key the
 // run does not hold (nearly all of them: a new message, chunk or vector)
 // and of one an old batch wrote, as the run grows by 2,000 records a
 // batch. The memory the run keeps for its lookups (run-KiB) must not grow

@@ -22,40 +22,39 @@ import (
 // Changelog:
 //
 //	1: first version.
-//	2: vectors live in vectime, found by id through veckeys (issue 15);
+//	2: vectors live in vectime, found by id through veckeys;
 //	   a version-1 store is read as it is (vectors.go) and marked 2 by
 //	   its first write, so that an older binary refuses it.
-//	3: every write of a vector writes its int8 code into vecq (issue 15,
-//	   vecq.go); a version-1 or 2 store is read as it is (searches scan
-//	   float32s until its codes are backfilled) and marked 3 by its
-//	   first write, so that a binary that writes vectors without codes
-//	   refuses it.
+//	3: every write of a vector writes its int8 code into vecq (vecq.go);
+//	   a version-1 or 2 store is read as it is (searches scan float32s
+//	   until its codes are backfilled) and marked 3 by its first write,
+//	   so that a binary that writes vectors without codes refuses it.
 //	4: a source's claims on messages are keyed in srcmsgs by claim number,
-//	   not by message key (issue 13, sources.go); claims of both forms are
+//	   not by message key (sources.go); claims of both forms are
 //	   read, and an older store is marked 4 by its first write, so that a
 //	   binary that reads only the old form, and would take a source for
 //	   one that claims nothing, refuses it.
 //	5: a staged ingest writes the records of the buckets keyed by hashes
-//	   into its run (issue 13, stagerun.go) until it merges them; the
+//	   into its run (stagerun.go) until it merges them; the
 //	   published layout is version 4's, but a binary that does not know
 //	   runs would discard a stage left by a crash without them, and leave
 //	   its vectors and claims behind. An older store is marked 5 by its
 //	   first write, so that such a binary refuses it.
 //	6: a staged ingest writes its sessions' records, chunk lists and
 //	   dirty marks before its publication, each record marked with the
-//	   stage, which readers pass by while the stage is open (issue 13,
-//	   stage.go); the publication only closes the stage. A binary that
+//	   stage, which readers pass by while the stage is open (stage.go);
+//	   the publication only closes the stage. A binary that
 //	   does not know the mark would show them early, and would leave them
 //	   behind when it discards such a stage, so an older store is marked
 //	   6 by its first write.
 //	7: in a home, a staged ingest keeps its run in a file beside the store
-//	   (issue 13, runfile.go), not in its buckets. A binary that does not
+//	   (runfile.go), not in its buckets. A binary that does not
 //	   know the file would discard a stage left by a crash without it,
 //	   and leave the stage's vectors and claims behind, so an older store
 //	   is marked 7 by its first write. A version-6 store's run buckets are
 //	   still discarded.
 //	8: a stage keys its chunk set by the key of each chunk's vector
-//	   (namespace, time, id; issue 13, stage.go), not by the id alone. A
+//	   (namespace, time, id; stage.go), not by the id alone. A
 //	   binary that looks chunks up by id would not see that a vector
 //	   belongs to an open stage and would return it early, so an older
 //	   store is marked 8 by its first write. A version-7 stage's chunk
@@ -106,7 +105,7 @@ const (
 // Store is the source of truth, in a bbolt file or another KV. It is safe for concurrent use.
 type Store struct {
 	// mu guards db against the swap in [Store.Compact] and the re-opens
-	// of shared access (issue 16): every transaction holds it for reading.
+	// of shared access: every transaction holds it for reading.
 	mu sync.RWMutex
 	db *bolt.DB
 	// kv, when set, holds the buckets instead of db (OpenKV).
@@ -149,7 +148,7 @@ func OpenWith(path string, o Options) (*Store, error) {
 		return openShared(path, o)
 	}
 	s := &Store{path: path, opts: o}
-	db, err := openBolt(path, s.boltOptions(false, s.wait())) // issue 16: see compact.go
+	db, err := openBolt(path, s.boltOptions(false, s.wait())) // see compact.go: a compaction may swap the file
 	if err != nil {
 		return nil, s.openErr(err)
 	}
@@ -160,7 +159,7 @@ func OpenWith(path string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("removing a stray %s: %w", path+compactSuffix, err)
 	}
-	// issue 15: a View finds the buckets of an existing store; only a new
+	// A View finds the buckets of an existing store; only a new
 	// one needs the write transaction (and its two fdatasyncs).
 	if db.View(func(tx *bolt.Tx) error { return bucketsReady(boltTx{tx: tx}) }) != nil {
 		if err := ensureBuckets(db); err != nil {
@@ -258,7 +257,7 @@ func (s *Store) SetUpgrade(fn func() error) { s.upgrade = fn }
 
 // Close closes the store.
 func (s *Store) Close() error {
-	s.mu.Lock() // issue 16
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	var err error
 	if s.db != nil {
@@ -289,7 +288,7 @@ func (s *Store) Size() int64 {
 
 // View runs fn in a read-only transaction.
 func (s *Store) View(fn func(*Tx) error) error {
-	s.mu.RLock() // issue 16
+	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.db == nil && s.kv == nil {
 		return s.unusable()
@@ -318,7 +317,7 @@ func (s *Store) Update(fn func(*Tx) error) error {
 			return err
 		}
 	}
-	s.mu.RLock() // issue 16
+	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.db == nil && s.kv == nil {
 		return s.unusable()
@@ -424,8 +423,8 @@ func (t *Tx) b(name []byte) Bucket { return t.tx.Bucket(name) }
 // leaves room for inserts among the keys; the writes of a staged ingest
 // come in key order or in long runs of keys, so half a leaf stays empty
 // for good: a 75 MB ingest wrote 1,028 MB of store, 58% of its leaves
-// used, where filled it writes 662 MB (issue 13). Later inserts into a
-// full leaf split it as before. Behind a KV it does nothing.
+// used, where filled it writes 662 MB. Later inserts into a full leaf
+// split it as bbolt always does. Behind a KV it does nothing.
 func (t *Tx) fillLeaves() {
 	if bt, ok := t.tx.(boltTx); ok && !bt.fill {
 		bt.fill = true

@@ -1,6 +1,6 @@
 package store
 
-// Vector codes (issue 15: footprint). Beside every vector in vectime the
+// Vector codes, for a smaller footprint. Beside every vector in vectime the
 // store keeps its int8 code under the same key, so that a search can scan
 // a quarter of the bytes (core/vector's codesearch.go) and read the
 // float32s of its best candidates only:

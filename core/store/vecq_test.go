@@ -388,7 +388,7 @@ func TestBackfillVectorCodes(t *testing.T) {
 }
 
 // TestBackfillLayout1Fixture backfills the codes of testdata/layout1.db,
-// written before issue 15, and then migrates its vectors.
+// a version-1 store (layout 1), and then migrates its vectors.
 func TestBackfillLayout1Fixture(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "layout1.db"))
 	if err != nil {

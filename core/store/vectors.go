@@ -1,6 +1,6 @@
 package store
 
-// Vectors (issue 15: one cursor walk per scan). A chunk's vector lives in
+// Vectors (one cursor walk per scan). A chunk's vector lives in
 // the time-ordered bucket, so that a scan of a namespace and a time
 // window reads each vector where the cursor stands:
 //
@@ -9,8 +9,8 @@ package store
 //	          id), to find a vector by id; created on first write
 //	vecq      the same keys as vectime → the vector's int8 code (vecq.go)
 //
-// Layout 1, written before issue 15, kept the vector in a bucket of its
-// own, and old homes still hold it:
+// Layout 1, that of a version-1 store, kept the vector in a bucket of
+// its own, and homes written in it may still hold it:
 //
 //	vecs      chunk id → time and vector
 //	vectime   namespace 0 time id → nothing
@@ -190,8 +190,8 @@ func (t *Tx) DeleteAllVectors() error {
 	return t.SetMeta(metaVecCodes, []byte("1"))
 }
 
-// MigrateVectors moves up to limit vectors of the layout written before
-// issue 15 (see the top of vectors.go) into the current one, starting at
+// MigrateVectors moves up to limit vectors of layout 1 (see the top of
+// vectors.go) into the current one, starting at
 // the vectime key from (nil for the first call). It returns the key to
 // start the next call at, in a new transaction, or nil when it is done.
 // The transaction writes each moved vector once.
@@ -234,9 +234,9 @@ func (t *Tx) MigrateVectors(from []byte, limit int) ([]byte, error) {
 	return nil, nil
 }
 
-// MigrateVectors moves every vector of the layout written before issue 15
-// into the current one, batch vectors to a write transaction (see
-// [Tx.MigrateVectors]), and stops early when ctx ends; what it moved
+// MigrateVectors moves every vector of layout 1 into the current one,
+// batch vectors to a write transaction (see [Tx.MigrateVectors]), and
+// stops early when ctx ends; what it moved
 // stays moved. Readers take both layouts, so it is never required: it
 // makes scans of an old home one cursor walk. It is safe to run while
 // other goroutines use the store.

@@ -22,7 +22,7 @@ type vecRow struct {
 
 var vecBase = time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
 
-// putV1Vector writes a vector the way the store wrote it before issue 15
+// putV1Vector writes a vector the way a version-1 store holds it
 // (layout 1): the vector by id in vecs, an empty time entry in vectime.
 func putV1Vector(t *testing.T, tx *Tx, ns string, tm time.Time, id string, vec []float32) {
 	t.Helper()
@@ -71,8 +71,8 @@ func at(h int) time.Time { return vecBase.Add(time.Duration(h) * time.Hour) }
 
 func row(id string, h int, v ...float32) vecRow { return vecRow{id, at(h).UnixNano(), v} }
 
-// TestVectorsOfLayout1 reads a store written in the layout before issue
-// 15, alone and mixed with vectors written now, then rewrites, deletes
+// TestVectorsOfLayout1 reads a store written in layout 1, alone and
+// mixed with vectors in the current layout, then rewrites, deletes
 // and migrates its vectors.
 func TestVectorsOfLayout1(t *testing.T) {
 	s := openTest(t)
@@ -369,8 +369,8 @@ func TestStagedVectors(t *testing.T) {
 	}
 }
 
-// TestLayout1Fixture reads testdata/layout1.db, a home's store written by
-// the version before issue 15 (12 messages, 6 chunks of 256 dimensions in
+// TestLayout1Fixture reads testdata/layout1.db, a home's store written in
+// layout 1, schema version 1 (12 messages, 6 chunks of 256 dimensions in
 // namespaces "home" and "work"), and migrates it. The expected vectors
 // are read from its vecs bucket directly.
 func TestLayout1Fixture(t *testing.T) {
@@ -474,7 +474,7 @@ func TestVectorPagesAreFilled(t *testing.T) {
 }
 
 // TestPublishStageInGroups publishes the same stage with groups of every
-// size from one chunk to all of them (issue 13: a publication sorts and
+// size from one chunk to all of them (a publication sorts and
 // releases its chunks group by group): the same chunks, vectors, codes,
 // index queue and touched times come out of each.
 func TestPublishStageInGroups(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-// Codes (issue 15: footprint). Beside each float32 vector the store keeps
+// Codes, for a smaller footprint. Beside each float32 vector the store keeps
 // its int8 code (core/store's EncodeVectorCode):
 //
 //	dim int8s c_i = round(v_i / s), then s = max|v_i| / 127 as a

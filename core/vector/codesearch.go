@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Searching codes (issue 15: footprint). A search of a store that keeps
+// Searching codes. A search of a store that keeps
 // a code beside every vector (code.go) scans the codes, a quarter of the
 // float32s' bytes, keeping the poolSize(k) best candidates by their
 // approximate scores; then it reads those candidates' float32 vectors by

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -13,19 +13,11 @@ import (
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
-	"github.com/huimemory/huimemory/internal/beam"
-	"github.com/huimemory/huimemory/internal/locomo"
+	"github.com/huimemory/huimemory/internal/bench/beam"
+	"github.com/huimemory/huimemory/internal/bench/locomo"
+	"github.com/huimemory/huimemory/internal/cli"
 	"github.com/huimemory/huimemory/internal/render"
 )
-
-func (a *app) benchCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "bench",
-		Short: "Benchmarks: retrieval quality on LoCoMo, and performance",
-	}
-	cmd.AddCommand(a.benchLocomoCmd(), a.benchBeamCmd(), a.benchPerfCmd(), a.benchServeCmd(), a.benchColdCmd(), a.benchIngestCmd(), a.benchClusterCmd(), a.benchZhCmd(), a.benchDevCmd())
-	return cmd
-}
 
 func (a *app) benchLocomoCmd() *cobra.Command {
 	var data, ks, out, foreign string
@@ -44,21 +36,21 @@ question; --off-topic N also asks N generated questions about subjects the
 conversation never mentions and reports how often recall returned nothing;
 --foreign DIR does the same with another benchmark's real questions (a
 BEAM folder), each asked of one conversation in turn.`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
-				return usagef("bench locomo: --data is required")
+				return cli.Usagef("locomo: --data is required")
 			}
-			kList, err := parseKs("bench locomo", ks)
+			kList, err := parseKs("locomo", ks)
 			if err != nil {
 				return err
 			}
 			if offTopic < 0 || offTopic > 10000 {
-				return usagef("bench locomo: --off-topic %d is not between 0 and 10000", offTopic)
+				return cli.Usagef("locomo: --off-topic %d is not between 0 and 10000", offTopic)
 			}
 			samples, err := locomo.Load(data)
 			if err != nil {
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			}
 			foreignQs, err := foreignQuestions(foreign)
 			if err != nil {
@@ -71,10 +63,10 @@ BEAM folder), each asked of one conversation in turn.`,
 			if !keep {
 				defer os.RemoveAll(work)
 			}
-			if a.home == "" {
-				a.home = work + "/home"
+			if a.Home == "" {
+				a.Home = work + "/home"
 			}
-			e, cfg, err := a.open(cmd.Context(), engine.Options{})
+			e, cfg, err := a.Open(cmd.Context(), engine.Options{})
 			if err != nil {
 				return err
 			}
@@ -96,11 +88,11 @@ BEAM folder), each asked of one conversation in turn.`,
 			if asJSON {
 				detail := rep.PerQuestion
 				rep.PerQuestion = nil
-				err := render.JSON(a.stdout, rep)
+				err := render.JSON(a.Stdout, rep)
 				rep.PerQuestion = detail
 				return err
 			}
-			w := a.stdout
+			w := a.Stdout
 			fmt.Fprintf(w, "LoCoMo: %d conversations, %d questions, %d messages\n", rep.Samples, rep.Questions, rep.Messages)
 			writeSetup(w, rep.EmbedderInfo, cfg)
 			cats := make([]int, 0, len(rep.CategoryCount))
@@ -156,7 +148,7 @@ func parseKs(name, ks string) ([]int, error) {
 	for _, f := range strings.Split(ks, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || k < 1 || k > 100 {
-			return nil, usagef("%s: --k %q: want numbers from 1 to 100, such as 5,10", name, ks)
+			return nil, cli.Usagef("%s: --k %q: want numbers from 1 to 100, such as 5,10", name, ks)
 		}
 		kList = append(kList, k)
 	}
@@ -179,21 +171,21 @@ Reports recall@k overall and per category, MRR and NDCG@10. --polluted and
 --off-topic N work as for bench locomo; --foreign FILE asks another
 benchmark's real questions (a LoCoMo JSON file), each of one chat in turn,
 and reports how often recall returned nothing.`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
-				return usagef("bench beam: --data is required")
+				return cli.Usagef("beam: --data is required")
 			}
-			kList, err := parseKs("bench beam", ks)
+			kList, err := parseKs("beam", ks)
 			if err != nil {
 				return err
 			}
 			if offTopic < 0 || offTopic > 10000 {
-				return usagef("bench beam: --off-topic %d is not between 0 and 10000", offTopic)
+				return cli.Usagef("beam: --off-topic %d is not between 0 and 10000", offTopic)
 			}
 			chats, err := beam.Load(data)
 			if err != nil {
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			}
 			foreignQs, err := foreignQuestions(foreign)
 			if err != nil {
@@ -204,10 +196,10 @@ and reports how often recall returned nothing.`,
 				return err
 			}
 			defer os.RemoveAll(work)
-			if a.home == "" {
-				a.home = work + "/home"
+			if a.Home == "" {
+				a.Home = work + "/home"
 			}
-			e, cfg, err := a.open(cmd.Context(), engine.Options{})
+			e, cfg, err := a.Open(cmd.Context(), engine.Options{})
 			if err != nil {
 				return err
 			}
@@ -229,11 +221,11 @@ and reports how often recall returned nothing.`,
 			if asJSON {
 				detail := rep.PerQuestion
 				rep.PerQuestion = nil
-				err := render.JSON(a.stdout, rep)
+				err := render.JSON(a.Stdout, rep)
 				rep.PerQuestion = detail
 				return err
 			}
-			w := a.stdout
+			w := a.Stdout
 			fmt.Fprintf(w, "BEAM: %d chats, %d questions with evidence, %d messages\n", rep.Chats, rep.Questions, rep.Messages)
 			writeSetup(w, rep.EmbedderInfo, cfg)
 			cats := make([]string, 0, len(rep.CategoryCount))
@@ -279,13 +271,13 @@ func foreignQuestions(path string) ([]string, error) {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, usagef("--foreign: %v", err)
+		return nil, cli.Usagef("--foreign: %v", err)
 	}
 	var qs []string
 	if st.IsDir() {
 		chats, err := beam.Load(path)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("--foreign: %w", err)}
+			return nil, cli.UsageError{Err: fmt.Errorf("--foreign: %w", err)}
 		}
 		for _, c := range chats {
 			for _, q := range c.Questions {
@@ -296,7 +288,7 @@ func foreignQuestions(path string) ([]string, error) {
 	}
 	samples, err := locomo.Load(path)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--foreign: %w", err)}
+		return nil, cli.UsageError{Err: fmt.Errorf("--foreign: %w", err)}
 	}
 	for _, s := range samples {
 		for _, q := range s.Questions {

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -13,11 +13,12 @@ import (
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
-	"github.com/huimemory/huimemory/internal/loadtest"
-	"github.com/huimemory/huimemory/internal/perf"
-	"github.com/huimemory/huimemory/internal/pgload"
+	"github.com/huimemory/huimemory/internal/bench/loadtest"
+	"github.com/huimemory/huimemory/internal/bench/perf"
+	"github.com/huimemory/huimemory/internal/bench/pgload"
+	"github.com/huimemory/huimemory/internal/bench/synth"
+	"github.com/huimemory/huimemory/internal/cli"
 	"github.com/huimemory/huimemory/internal/render"
-	"github.com/huimemory/huimemory/internal/synth"
 )
 
 // clusterReport is what `bench cluster --json` prints.
@@ -31,7 +32,7 @@ type clusterReport struct {
 }
 
 func (a *app) benchClusterCmd() *cobra.Command {
-	var dsn, embedder string
+	var dsn, embedder, exe string
 	var servers, kill, chunks, requests, clients, sessions int
 	var share float64
 	var asJSON, verbose bool
@@ -39,7 +40,7 @@ func (a *app) benchClusterCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cluster --dsn DSN [--servers 3] [--kill 1] [--requests 10000] [--clients 32] [--json]",
 		Short: "Load-test several `huimem serve` on one PostgreSQL, killing one with SIGKILL halfway",
-		Long: `Issue 17's load test. Fill the PostgreSQL database --dsn with a synthetic
+		Long: `Fill the PostgreSQL database --dsn with a synthetic
 corpus of --chunks turn chunks (content-keyed, so a second run adds
 nothing), start --servers ` + "`huimem serve`" + ` processes on it (each with its
 own home folder for transcripts, on a free loopback port), and send
@@ -56,14 +57,14 @@ walked from the first chunk along next, prev mirrors next, the chunks hold
 the session's messages in time order, and the chains hold every chunk the
 load added. Reports ops/s and recall and append p50/p99 before and after
 the kill. Exits 1 on any error or violation.`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dsn == "" {
 				dsn = os.Getenv("HUIMEM_STORAGE_POSTGRES_DSN")
 			}
 			if dsn == "" || servers < 1 || kill >= servers || chunks < 0 || requests < 2 || clients < 1 || clients > 1024 ||
 				sessions < 1 || share <= 0 || share > 1 || timeout <= 0 {
-				return usagef("bench cluster: want --dsn (or HUIMEM_STORAGE_POSTGRES_DSN), --servers >= 1, --kill below --servers, " +
+				return cli.Usagef("cluster: want --dsn (or HUIMEM_STORAGE_POSTGRES_DSN), --servers >= 1, --kill below --servers, " +
 					"--chunks >= 0, --requests >= 2, --clients 1..1024, --sessions >= 1, --append-share in (0, 1], --timeout > 0")
 			}
 			if embedder != "" {
@@ -77,27 +78,27 @@ the kill. Exits 1 on any error or violation.`,
 			}
 			defer os.RemoveAll(dir)
 			if chunks > 0 {
-				fmt.Fprintf(a.stderr, "huimem: bench cluster: filling the database with %d chunks\n", chunks)
+				fmt.Fprintf(a.Stderr, "huimem-bench: cluster: filling the database with %d chunks\n", chunks)
 				if err := a.fillDatabase(ctx, dsn, filepath.Join(dir, "prefill"), chunks); err != nil {
 					return err
 				}
 			}
-			exe, err := os.Executable()
+			exe, err := huimemExe(exe)
 			if err != nil {
 				return err
 			}
 			var logw io.Writer
 			if verbose {
-				logw = a.stderr
+				logw = a.Stderr
 			}
-			fmt.Fprintf(a.stderr, "huimem: bench cluster: %d servers, %d clients, %d requests\n", servers, clients, requests)
+			fmt.Fprintf(a.Stderr, "huimem-bench: cluster: %d servers, %d clients, %d requests\n", servers, clients, requests)
 			res, err := pgload.Run(ctx, pgload.Options{Bin: exe, DSN: dsn, Servers: servers, Dir: dir, Log: logw},
 				loadtest.Options{Requests: requests, Clients: clients, AppendShare: share, Sessions: sessions, Seed: 1, Timeout: timeout}, kill)
 			if err != nil {
-				return fmt.Errorf("bench cluster: %w", err)
+				return fmt.Errorf("cluster: %w", err)
 			}
 			if asJSON {
-				if err := render.JSON(a.stdout, clusterReport{Servers: servers, Killed: kill, Chunks: chunks, Sessions: sessions,
+				if err := render.JSON(a.Stdout, clusterReport{Servers: servers, Killed: kill, Chunks: chunks, Sessions: sessions,
 					Load: res.Report, Integrity: res.Integrity}); err != nil {
 					return err
 				}
@@ -105,12 +106,13 @@ the kill. Exits 1 on any error or violation.`,
 				a.printCluster(res, servers, sessions, share)
 			}
 			if err := res.Err(); err != nil {
-				return fmt.Errorf("bench cluster: %w", err)
+				return fmt.Errorf("cluster: %w", err)
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&exe, "exe", "", "the huimem binary to serve (default the one next to huimem-bench, else on PATH)")
 	f.StringVar(&dsn, "dsn", "", "PostgreSQL database the servers share (default $HUIMEM_STORAGE_POSTGRES_DSN)")
 	f.IntVar(&servers, "servers", 3, "huimem serve processes")
 	f.IntVar(&kill, "kill", 1, "server (0-based) to SIGKILL when half the requests have started; -1 for none")
@@ -129,14 +131,14 @@ the kill. Exits 1 on any error or violation.`,
 // fillDatabase ingests a seeded synthetic corpus of n chunks into the
 // PostgreSQL database dsn, with home as the local folder.
 func (a *app) fillDatabase(ctx context.Context, dsn, home string, n int) error {
-	cfg, err := a.loadBenchConfig()
+	cfg, err := a.LoadBenchConfig()
 	if err != nil {
 		return err
 	}
 	cfg.Storage.Home = home
 	cfg.Storage.Backend = core.BackendPostgres
 	cfg.Storage.Postgres.DSN = dsn
-	e, err := a.openEngine(ctx, cfg, engine.Options{})
+	e, err := a.OpenEngine(ctx, cfg, engine.Options{})
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", dsn, err)
 	}
@@ -156,7 +158,7 @@ func (a *app) printCluster(res *pgload.Result, servers, sessions int, share floa
 	if res.Killed >= 0 {
 		killed = fmt.Sprintf("server %d killed with SIGKILL at half time", res.Killed)
 	}
-	w := a.stdout
+	w := a.Stdout
 	fmt.Fprintf(w, "%d servers on one PostgreSQL (%d chunks before the load), %d clients, %d requests (%.0f%% recall, %.0f%% append into %d sessions); %s\n\n",
 		servers, rep.BaseChunks, rep.Clients, rep.Requests, 100*(1-share), 100*share, sessions, killed)
 	var b strings.Builder

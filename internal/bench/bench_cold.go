@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -11,7 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/huimemory/huimemory/internal/cold"
+	"github.com/huimemory/huimemory/internal/bench/cold"
+	"github.com/huimemory/huimemory/internal/cli"
 	"github.com/huimemory/huimemory/internal/render"
 )
 
@@ -52,26 +53,25 @@ p50 and p99, and the server's CPU and peak RSS from start to shutdown.
 --beam=DIR), read where they are, and recalls their questions. --copies N
 ingests N copies of them instead, each in sessions of its own and 52 weeks
 after the one before (written to a temporary folder): a real-text corpus
-N times the size, such as the 10,080 messages of issue 15's measurement
-with --copies 4 (9,728).
+N times the size, such as 9,728 messages with --copies 4.
 
 HUIMEM_* settings in the environment reach the children, e.g.
 HUIMEM_PLUGINS_SUBPROCESS=true or HUIMEM_STORAGE_VECTOR_CACHE_MB=-1. The
 embedder column says which embedder the home got: the default depends on
 what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runs < 1 || runs > 1000 {
-				return usagef("bench cold: --runs %d is not between 1 and 1000", runs)
+				return cli.Usagef("cold: --runs %d is not between 1 and 1000", runs)
 			}
 			if warm < 0 || warm > 100000 {
-				return usagef("bench cold: --warm %d is not between 0 and 100000", warm)
+				return cli.Usagef("cold: --warm %d is not between 0 and 100000", warm)
 			}
 			if copies < 1 || copies > 100 {
-				return usagef("bench cold: --copies %d is not between 1 and 100", copies)
+				return cli.Usagef("cold: --copies %d is not between 1 and 100", copies)
 			}
 			if copies > 1 && !cmd.Flags().Changed("beam") {
-				return usagef("bench cold: --copies needs --beam")
+				return cli.Usagef("cold: --copies needs --beam")
 			}
 			type step struct {
 				chunks  int
@@ -101,7 +101,7 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 					for _, f := range strings.Split(sizes, ",") {
 						n, err := strconv.Atoi(strings.TrimSpace(f))
 						if err != nil || n < 100 || n > 10_000_000 {
-							return usagef("bench cold: --chunks %q: want sizes from 100 to 10000000", sizes)
+							return cli.Usagef("cold: --chunks %q: want sizes from 100 to 10000000", sizes)
 						}
 						steps = append(steps, step{chunks: n})
 					}
@@ -110,11 +110,9 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 					steps = append(steps, step{chunks: 1_000_000})
 				}
 			}
-			if exe == "" {
-				var err error
-				if exe, err = os.Executable(); err != nil {
-					return err
-				}
+			exe, err := huimemExe(exe)
+			if err != nil {
+				return err
 			}
 			var results []*cold.Result
 			for _, s := range steps {
@@ -132,13 +130,13 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 				}
 				os.RemoveAll(dir)
 				if err != nil {
-					return fmt.Errorf("bench cold at %d chunks: %w", s.chunks, err)
+					return fmt.Errorf("cold at %d chunks: %w", s.chunks, err)
 				}
-				a.logf("bench cold: %s, %d chunks done", r.Corpus, r.Chunks)
+				a.Logf("cold: %s, %d chunks done", r.Corpus, r.Chunks)
 				results = append(results, r)
 			}
 			if asJSON {
-				return render.JSON(a.stdout, results)
+				return render.JSON(a.Stdout, results)
 			}
 			printCold(a, results)
 			return nil
@@ -154,7 +152,7 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 	f.IntVar(&warm, "warm", 0, "also time this many recalls over HTTP to one warm huimem serve (0: none)")
 	f.StringVar(&keep, "keep", "", "move each home into this folder instead of deleting it, for profiling by hand")
 	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
-	f.StringVar(&exe, "exe", "", "the huimem binary to measure (default this one), to compare two builds")
+	f.StringVar(&exe, "exe", "", "the huimem binary to measure (default the one next to huimem-bench, else on PATH), to compare two builds")
 	f.BoolVar(&evict, "evict", false, "drop the binary (a copy) and the ingested home from the page cache, as after a reboot (Linux)")
 	return cmd
 }
@@ -164,7 +162,7 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 func beamInputs(dir string) (files, queries []string, err error) {
 	files, err = filepath.Glob(filepath.Join(dir, "*.messages.jsonl"))
 	if err != nil || len(files) == 0 {
-		return nil, nil, usagef("bench cold: --beam: no *.messages.jsonl in %s", dir)
+		return nil, nil, cli.Usagef("cold: --beam: no *.messages.jsonl in %s", dir)
 	}
 	for _, f := range files {
 		qs, err := os.ReadFile(strings.TrimSuffix(f, ".messages.jsonl") + ".questions.jsonl")
@@ -179,7 +177,7 @@ func beamInputs(dir string) (files, queries []string, err error) {
 				Query string `json:"query"`
 			}
 			if err := json.Unmarshal([]byte(line), &q); err != nil {
-				return nil, nil, fmt.Errorf("bench cold: %s:%d: %v", f, i+1, err)
+				return nil, nil, fmt.Errorf("cold: %s:%d: %v", f, i+1, err)
 			}
 			if q.Query != "" {
 				queries = append(queries, q.Query)
@@ -191,7 +189,7 @@ func beamInputs(dir string) (files, queries []string, err error) {
 
 func printCold(a *app, results []*cold.Result) {
 	mib := func(b int64) string { return fmt.Sprintf("%.0f", float64(b)/(1<<20)) }
-	w := a.stdout
+	w := a.Stdout
 	fmt.Fprintln(w, "| corpus | embedder | chunks | ingest wall s | ingest CPU s | ingest peak RSS MiB | recall median ms (min..max) | recalls with hits | recall CPU ms | recall peak RSS MiB | get median ms (min..max) | get CPU ms | get peak RSS MiB | load avg |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range results {

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -15,13 +15,12 @@ func TestBenchColdWarm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds huimem and starts an ingest, one-shot processes and a server")
 	}
-	bin := buildHuimem(t)
 	keep := filepath.Join(t.TempDir(), "kept", "homes") // not there yet
-	c := exec.Command(bin, "bench", "cold", "--chunks", "200", "--runs", "2", "--warm", "5", "--json", "--keep", keep)
+	c := exec.Command(benchBin, "cold", "--chunks", "200", "--runs", "2", "--warm", "5", "--json", "--keep", keep)
 	c.Env = append(os.Environ(), "HUIMEM_EMBEDDING_NAME=hash", "HUIMEM_RETRIEVER_MIN_RELEVANCE=0")
 	out, err := c.Output()
 	if err != nil {
-		t.Fatalf("bench cold: %v", err)
+		t.Fatalf("cold: %v", err)
 	}
 	var res []struct {
 		Chunks int `json:"chunks"`
@@ -37,10 +36,10 @@ func TestBenchColdWarm(t *testing.T) {
 		} `json:"warm"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("bench cold --json: %v\n%s", err, out)
+		t.Fatalf("cold --json: %v\n%s", err, out)
 	}
 	if len(res) != 1 || res[0].Chunks != 200 || res[0].Recall.Runs != 2 || res[0].Found != 2 {
-		t.Fatalf("bench cold gave %s", out)
+		t.Fatalf("cold gave %s", out)
 	}
 	if _, err := os.Stat(filepath.Join(keep, "home-synthetic-200", "huimem.db")); err != nil {
 		t.Fatalf("--keep did not keep the home: %v", err)

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -17,10 +17,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/huimemory/huimemory/internal/cli"
 )
 
-// concurrentOptions describe one run of the many-processes test (issue
-// 16): readers and writers, each a loop of whole huimem processes on one
+// concurrentOptions describe one run of the many-processes test:
+// readers and writers, each a loop of whole huimem processes on one
 // home.
 type concurrentOptions struct {
 	Exe      string        // the huimem binary to run
@@ -240,7 +242,7 @@ func (a *app) benchConcurrentCmd() *cobra.Command {
 	var keep string
 	cmd := &cobra.Command{
 		Use:   "concurrent [--readers 16] [--writers 2] [--duration 1m]",
-		Short: "Many huimem processes on one home: recalls and ingests at once (issue 16)",
+		Short: "Many huimem processes on one home: recalls and ingests at once",
 		Long: `Run --readers loops of one-shot "huimem recall" processes and --writers
 loops of one-shot "huimem ingest" processes (each a new file of --messages
 messages with unique words) on one scratch home for --duration. Half of the
@@ -248,15 +250,13 @@ recalls look for a word of a finished ingest and must find it. At the end,
 every message written must be recallable. Prints operations per second,
 recall latency, the wait for the writer lock (p50, p99, max) and every
 failure; exits with status 1 if anything failed.`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.Exe == "" {
-				exe, err := os.Executable()
-				if err != nil {
-					return err
-				}
-				o.Exe = exe
+			exe, err := huimemExe(o.Exe)
+			if err != nil {
+				return err
 			}
+			o.Exe = exe
 			dir := keep
 			if dir == "" {
 				tmp, err := os.MkdirTemp("", "huimem-concurrent-")
@@ -272,14 +272,14 @@ failure; exits with status 1 if anything failed.`,
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(a.stdout)
+				enc := json.NewEncoder(a.Stdout)
 				enc.SetIndent("", "  ")
 				enc.Encode(res)
 			} else {
 				printConcurrent(a, res)
 			}
 			if n := len(res.Failures) + len(res.MissingAtEnd); n > 0 {
-				return fmt.Errorf("bench concurrent: %d failures", n)
+				return fmt.Errorf("concurrent: %d failures", n)
 			}
 			return nil
 		},
@@ -289,23 +289,23 @@ failure; exits with status 1 if anything failed.`,
 	f.IntVar(&o.Writers, "writers", o.Writers, "ingest loops")
 	f.DurationVar(&o.Duration, "duration", o.Duration, "how long the loops run")
 	f.IntVar(&o.Messages, "messages", o.Messages, "messages per ingested file")
-	f.StringVar(&o.Exe, "exe", "", "the huimem binary to run (default this one)")
+	f.StringVar(&o.Exe, "exe", "", "the huimem binary to run (default the one next to huimem-bench, else on PATH)")
 	f.StringVar(&keep, "keep", "", "run in this folder and keep it")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return cmd
 }
 
 func printConcurrent(a *app, r *concurrentResult) {
-	fmt.Fprintf(a.stdout, "%d readers, %d writers, %.1f s (load %s -> %s)\n", r.Readers, r.Writers, r.Seconds, r.LoadBefore, r.LoadAfter)
-	fmt.Fprintf(a.stdout, "recalls: %d (%.1f/s), p50 %.0f ms, p99 %.0f ms; %d checked a finished write\n", r.Reads, r.ReadsPerSec, r.ReadP50Ms, r.ReadP99Ms, r.ReadChecks)
-	fmt.Fprintf(a.stdout, "ingests: %d (%.2f/s), %d messages\n", r.Writes, r.WritesPerSec, r.MessagesWritten)
-	fmt.Fprintf(a.stdout, "writer lock wait: p50 %.1f ms, p99 %.1f ms, max %.1f ms; readers-let-go wait p99 %.1f ms\n", r.WriterWaitP50Ms, r.WriterWaitP99Ms, r.WriterWaitMaxMs, r.ExclusiveWaitP99Ms)
-	fmt.Fprintf(a.stdout, "failures: %d; missing at the end: %d\n", len(r.Failures), len(r.MissingAtEnd))
+	fmt.Fprintf(a.Stdout, "%d readers, %d writers, %.1f s (load %s -> %s)\n", r.Readers, r.Writers, r.Seconds, r.LoadBefore, r.LoadAfter)
+	fmt.Fprintf(a.Stdout, "recalls: %d (%.1f/s), p50 %.0f ms, p99 %.0f ms; %d checked a finished write\n", r.Reads, r.ReadsPerSec, r.ReadP50Ms, r.ReadP99Ms, r.ReadChecks)
+	fmt.Fprintf(a.Stdout, "ingests: %d (%.2f/s), %d messages\n", r.Writes, r.WritesPerSec, r.MessagesWritten)
+	fmt.Fprintf(a.Stdout, "writer lock wait: p50 %.1f ms, p99 %.1f ms, max %.1f ms; readers-let-go wait p99 %.1f ms\n", r.WriterWaitP50Ms, r.WriterWaitP99Ms, r.WriterWaitMaxMs, r.ExclusiveWaitP99Ms)
+	fmt.Fprintf(a.Stdout, "failures: %d; missing at the end: %d\n", len(r.Failures), len(r.MissingAtEnd))
 	for i, f := range r.Failures {
 		if i == 10 {
-			fmt.Fprintf(a.stdout, "  ... and %d more\n", len(r.Failures)-10)
+			fmt.Fprintf(a.Stdout, "  ... and %d more\n", len(r.Failures)-10)
 			break
 		}
-		fmt.Fprintf(a.stdout, "  %s\n", f)
+		fmt.Fprintf(a.Stdout, "  %s\n", f)
 	}
 }

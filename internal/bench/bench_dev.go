@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -11,9 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/huimemory/huimemory/core/engine"
-	"github.com/huimemory/huimemory/internal/beam"
-	"github.com/huimemory/huimemory/internal/locomo"
-	"github.com/huimemory/huimemory/internal/memorybank"
+	"github.com/huimemory/huimemory/internal/bench/beam"
+	"github.com/huimemory/huimemory/internal/bench/locomo"
+	"github.com/huimemory/huimemory/internal/bench/memorybank"
+	"github.com/huimemory/huimemory/internal/cli"
 	"github.com/huimemory/huimemory/internal/render"
 )
 
@@ -29,7 +30,7 @@ func zhChats(dataDir, work string) ([]beam.Chat, error) {
 		return nil, err
 	}
 	if _, err := memorybank.Convert(dataDir, dir, qs); err != nil {
-		return nil, usageError{err}
+		return nil, cli.UsageError{Err: err}
 	}
 	return beam.Load(dir)
 }
@@ -47,12 +48,12 @@ huimem (internal/memorybank). Each user's chats are ingested into their own
 namespace of a scratch home (or --home), and each question runs through
 batch recall with now set to the day after the user's last session.
 Reports recall@k overall and per category beside plain BM25, MRR and NDCG@10.`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
-				return usagef("bench zh: --data is required")
+				return cli.Usagef("zh: --data is required")
 			}
-			kList, err := parseKs("bench zh", ks)
+			kList, err := parseKs("zh", ks)
 			if err != nil {
 				return err
 			}
@@ -65,10 +66,10 @@ Reports recall@k overall and per category beside plain BM25, MRR and NDCG@10.`,
 			if err != nil {
 				return err
 			}
-			if a.home == "" {
-				a.home = work + "/home"
+			if a.Home == "" {
+				a.Home = work + "/home"
 			}
-			e, cfg, err := a.open(cmd.Context(), engine.Options{})
+			e, cfg, err := a.Open(cmd.Context(), engine.Options{})
 			if err != nil {
 				return err
 			}
@@ -93,13 +94,13 @@ Reports recall@k overall and per category beside plain BM25, MRR and NDCG@10.`,
 			}
 			if asJSON {
 				rep.PerQuestion = nil
-				return render.JSON(a.stdout, struct {
+				return render.JSON(a.Stdout, struct {
 					*beam.Report
 					BM25           map[int]float64            `json:"plain_bm25"`
 					BM25ByCategory map[string]map[int]float64 `json:"plain_bm25_by_category"`
 				}{rep, base, baseCat})
 			}
-			w := a.stdout
+			w := a.Stdout
 			fmt.Fprintf(w, "Chinese dev set: %d users, %d questions, %d messages\n", rep.Chats, rep.Questions, rep.Messages)
 			writeSetup(w, rep.EmbedderInfo, cfg)
 			fmt.Fprintf(w, "%-22s %9s %10s\n", "", "huimem", "plain BM25")
@@ -143,7 +144,7 @@ func (a *app) benchDevCmd() *cobra.Command {
 retriever, each in its own scratch home, and print message-level R@10
 beside plain BM25 (internal/plainbm25) on the same data. Judge a ranking
 change on all three.`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			work, err := os.MkdirTemp("", "huimem-dev-")
 			if err != nil {
@@ -153,8 +154,8 @@ change on all three.`,
 			ks := []int{10}
 			var rows []devRow
 			runChats := func(set string, chats []beam.Chat) error {
-				a.home = filepath.Join(work, set)
-				e, _, err := a.open(cmd.Context(), engine.Options{})
+				a.Home = filepath.Join(work, set)
+				e, _, err := a.Open(cmd.Context(), engine.Options{})
 				if err != nil {
 					return err
 				}
@@ -183,10 +184,10 @@ change on all three.`,
 			if loc != "" {
 				samples, err := locomo.Load(loc)
 				if err != nil {
-					return usageError{err}
+					return cli.UsageError{Err: err}
 				}
-				a.home = filepath.Join(work, "locomo")
-				e, _, err := a.open(cmd.Context(), engine.Options{})
+				a.Home = filepath.Join(work, "locomo")
+				e, _, err := a.Open(cmd.Context(), engine.Options{})
 				if err != nil {
 					return err
 				}
@@ -201,21 +202,21 @@ change on all three.`,
 			if bm != "" {
 				chats, err := beam.Load(bm)
 				if err != nil {
-					return usageError{err}
+					return cli.UsageError{Err: err}
 				}
 				if err := runChats("beam", chats); err != nil {
 					return err
 				}
 			}
 			if len(rows) == 0 {
-				return usagef("bench dev: give at least one of --zh, --locomo, --beam")
+				return cli.Usagef("dev: give at least one of --zh, --locomo, --beam")
 			}
 			if asJSON {
-				return render.JSON(a.stdout, rows)
+				return render.JSON(a.Stdout, rows)
 			}
-			fmt.Fprintf(a.stdout, "%-8s %9s %12s %15s %8s\n", "set", "questions", "huimem R@10", "plain BM25 R@10", "seconds")
+			fmt.Fprintf(a.Stdout, "%-8s %9s %12s %15s %8s\n", "set", "questions", "huimem R@10", "plain BM25 R@10", "seconds")
 			for _, r := range rows {
-				fmt.Fprintf(a.stdout, "%-8s %9d %12.3f %15.3f %8.1f\n", r.Set, r.Questions, r.Recall10, r.BM25, r.Seconds)
+				fmt.Fprintf(a.Stdout, "%-8s %9d %12.3f %15.3f %8.1f\n", r.Set, r.Questions, r.Recall10, r.BM25, r.Seconds)
 			}
 			return nil
 		},

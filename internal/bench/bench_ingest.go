@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -8,7 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/huimemory/huimemory/internal/perf"
+	"github.com/huimemory/huimemory/internal/bench/perf"
+	"github.com/huimemory/huimemory/internal/cli"
 	"github.com/huimemory/huimemory/internal/render"
 )
 
@@ -33,27 +34,25 @@ peak shows that memory does not grow with the file.
 The files and homes go into --dir (default: a new temporary folder) and
 are removed after each step unless --keep is set. Heavy: 300 MB is about
 1.5 million messages. --exe measures another build (A/B).`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var sizes []int64
 			for _, f := range strings.Split(mb, ",") {
 				n, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 				if err != nil || n <= 0 || n > 100000 {
-					return usagef("bench ingest: --mb %q: want sizes in megabytes, such as 75,150,300", mb)
+					return cli.Usagef("ingest: --mb %q: want sizes in megabytes, such as 75,150,300", mb)
 				}
 				sizes = append(sizes, int64(n*(1<<20)))
 			}
 			fmts := strings.Split(formatList, ",")
 			for _, f := range fmts {
 				if f != "jsonl" && f != "chatgpt" {
-					return usagef("bench ingest: --formats %q: want jsonl, chatgpt or both", formatList)
+					return cli.Usagef("ingest: --formats %q: want jsonl, chatgpt or both", formatList)
 				}
 			}
-			if exe == "" {
-				var err error
-				if exe, err = os.Executable(); err != nil {
-					return err
-				}
+			exe, err := huimemExe(exe)
+			if err != nil {
+				return err
 			}
 			if dir == "" {
 				d, err := os.MkdirTemp("", "huimem-bench-ingest-")
@@ -65,7 +64,7 @@ are removed after each step unless --keep is set. Heavy: 300 MB is about
 				}
 				dir = d
 			} else if err := os.MkdirAll(dir, 0o755); err != nil {
-				return fmt.Errorf("bench ingest: --dir: %w", err)
+				return fmt.Errorf("ingest: --dir: %w", err)
 			}
 			var extra []string
 			if batch > 0 {
@@ -85,7 +84,7 @@ are removed after each step unless --keep is set. Heavy: 300 MB is about
 				}
 			}
 			if asJSON {
-				render.JSON(a.stdout, runs)
+				render.JSON(a.Stdout, runs)
 			}
 			return nil
 		},
@@ -94,7 +93,7 @@ are removed after each step unless --keep is set. Heavy: 300 MB is about
 	f.StringVar(&mb, "mb", "75,150,300", "export sizes in megabytes, comma-separated")
 	f.StringVar(&formatList, "formats", "jsonl,chatgpt", "formats to generate: jsonl, chatgpt")
 	f.StringVar(&dir, "dir", "", "folder for the files and homes (default: a temporary folder)")
-	f.StringVar(&exe, "exe", "", "huimem binary to measure (default: this one)")
+	f.StringVar(&exe, "exe", "", "the huimem binary to measure (default the one next to huimem-bench, else on PATH)")
 	f.BoolVar(&keep, "keep", false, "keep the generated files and homes")
 	f.IntVar(&batch, "batch", 0, "pass --batch to the ingest (0: its default)")
 	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
@@ -103,13 +102,13 @@ are removed after each step unless --keep is set. Heavy: 300 MB is about
 
 func printIngestRun(a *app, r *perf.IngestRun, header bool) {
 	if header {
-		fmt.Fprintln(a.stdout, "| format | file | messages | wall | CPU | MB/s | messages/s | peak RSS | of it anonymous | load |")
-		fmt.Fprintln(a.stdout, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(a.Stdout, "| format | file | messages | wall | CPU | MB/s | messages/s | peak RSS | of it anonymous | load |")
+		fmt.Fprintln(a.Stdout, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	}
 	anon := "–"
 	if r.PeakAnon > 0 {
 		anon = fmt.Sprintf("%.0f MiB", float64(r.PeakAnon)/(1<<20))
 	}
-	fmt.Fprintf(a.stdout, "| %s | %.0f MB | %d | %.1f s | %.1f s | %.2f | %.0f | %.0f MiB | %s | %.1f→%.1f |\n",
+	fmt.Fprintf(a.Stdout, "| %s | %.0f MB | %d | %.1f s | %.1f s | %.2f | %.0f | %.0f MiB | %s | %.1f→%.1f |\n",
 		r.Format, float64(r.Bytes)/(1<<20), r.Messages, r.WallS, r.CPUS, r.MBPerS, r.MsgPerS, float64(r.PeakRSS)/(1<<20), anon, r.Load[0], r.Load[1])
 }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -16,13 +16,12 @@ func TestBenchIngestDir(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds huimem and starts ingests")
 	}
-	bin := buildHuimem(t)
 	dir := filepath.Join(t.TempDir(), "not", "yet")
-	c := exec.Command(bin, "bench", "ingest", "--mb", "0.05", "--formats", "jsonl,chatgpt", "--dir", dir, "--keep", "--json")
+	c := exec.Command(benchBin, "ingest", "--mb", "0.05", "--formats", "jsonl,chatgpt", "--dir", dir, "--keep", "--json")
 	c.Env = append(os.Environ(), "HUIMEM_EMBEDDING_NAME=hash")
 	out, err := c.Output()
 	if err != nil {
-		t.Fatalf("bench ingest: %v", err)
+		t.Fatalf("ingest: %v", err)
 	}
 	var runs []struct {
 		Format   string `json:"format"`
@@ -31,10 +30,10 @@ func TestBenchIngestDir(t *testing.T) {
 		PeakAnon int64  `json:"peak_anon_bytes"`
 	}
 	if err := json.Unmarshal(out, &runs); err != nil {
-		t.Fatalf("bench ingest --json: %v\n%s", err, out)
+		t.Fatalf("ingest --json: %v\n%s", err, out)
 	}
 	if len(runs) != 2 {
-		t.Fatalf("bench ingest gave %s, want two runs", out)
+		t.Fatalf("ingest gave %s, want two runs", out)
 	}
 	for _, r := range runs {
 		if r.Messages == 0 {

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -12,7 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/huimemory/huimemory/internal/perf"
+	"github.com/huimemory/huimemory/internal/bench/perf"
+	"github.com/huimemory/huimemory/internal/cli"
 	"github.com/huimemory/huimemory/internal/render"
 )
 
@@ -29,20 +30,20 @@ ingest throughput, recall latency p50/p99 for plain, one-week and
 progressive-scan queries, recall_by_id latency, disk bytes per chunk, and
 peak RSS. --large adds the 1M-chunk step (tens of minutes). Each size runs
 in its own process so that peak RSS is its own.`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var list []int
 			for _, f := range strings.Split(sizes, ",") {
 				n, err := strconv.Atoi(strings.TrimSpace(f))
 				if err != nil || n < 100 || n > 10_000_000 {
-					return usagef("bench perf: --chunks %q: want sizes from 100 to 10000000, such as 10000,100000", sizes)
+					return cli.Usagef("perf: --chunks %q: want sizes from 100 to 10000000, such as 10000,100000", sizes)
 				}
 				list = append(list, n)
 			}
 			if large {
 				list = append(list, 1_000_000)
 			}
-			cfg, err := a.loadBenchConfig()
+			cfg, err := a.LoadBenchConfig()
 			if err != nil {
 				return err
 			}
@@ -63,14 +64,14 @@ in its own process so that peak RSS is its own.`,
 						return err
 					}
 					defer os.RemoveAll(dir)
-					r, err := perf.Run(cmd.Context(), perf.Options{Chunks: n, Queries: queries, Dir: dir, Config: cfg, Logf: a.logf})
+					r, err := perf.Run(cmd.Context(), perf.Options{Chunks: n, Queries: queries, Dir: dir, Config: cfg, Logf: a.Logf})
 					if err != nil {
 						return err
 					}
 					results = append(results, r)
 				}
 				if child {
-					return render.JSON(a.stdout, results[0])
+					return render.JSON(a.Stdout, results[0])
 				}
 				return a.printPerf(results, asJSON)
 			}
@@ -80,19 +81,19 @@ in its own process so that peak RSS is its own.`,
 			}
 			var results []*perf.Result
 			for _, n := range list {
-				args := []string{"bench", "perf", "--child", "--chunks", strconv.Itoa(n), "--queries", strconv.Itoa(queries)}
-				if a.config != "" {
-					args = append([]string{"--config", a.config}, args...)
+				args := []string{"perf", "--child", "--chunks", strconv.Itoa(n), "--queries", strconv.Itoa(queries)}
+				if a.Config != "" {
+					args = append([]string{"--config", a.Config}, args...)
 				}
 				c := exec.CommandContext(cmd.Context(), exe, args...)
 				var out bytes.Buffer
-				c.Stdout, c.Stderr = &out, a.stderr
+				c.Stdout, c.Stderr = &out, a.Stderr
 				if err := c.Run(); err != nil {
-					return fmt.Errorf("bench perf at %d chunks: %w", n, err)
+					return fmt.Errorf("perf at %d chunks: %w", n, err)
 				}
 				var r perf.Result
 				if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-					return fmt.Errorf("bench perf at %d chunks: reading result: %w", n, err)
+					return fmt.Errorf("perf at %d chunks: reading result: %w", n, err)
 				}
 				results = append(results, &r)
 			}
@@ -113,9 +114,9 @@ in its own process so that peak RSS is its own.`,
 
 func (a *app) printPerf(results []*perf.Result, asJSON bool) error {
 	if asJSON {
-		return render.JSON(a.stdout, results)
+		return render.JSON(a.Stdout, results)
 	}
-	w := a.stdout
+	w := a.Stdout
 	fmt.Fprintf(w, "| chunks | ingest chunks/s | plain p50/p99 ms | one week p50/p99 ms | progressive p50/p99 ms | by id p50/p99 ms | recalls with hits (plain / week / progressive) | store B/chunk | index B/chunk | transcripts B/chunk | peak RSS MiB |\n")
 	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {

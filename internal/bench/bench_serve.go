@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -14,14 +14,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/huimemory/huimemory/core/engine"
-	"github.com/huimemory/huimemory/internal/loadtest"
-	"github.com/huimemory/huimemory/internal/perf"
+	"github.com/huimemory/huimemory/internal/bench/loadtest"
+	"github.com/huimemory/huimemory/internal/bench/perf"
+	"github.com/huimemory/huimemory/internal/bench/synth"
+	"github.com/huimemory/huimemory/internal/cli"
 	"github.com/huimemory/huimemory/internal/render"
-	"github.com/huimemory/huimemory/internal/synth"
 )
 
 func (a *app) benchServeCmd() *cobra.Command {
 	var chunks, requests, clients int
+	var exe string
 	var share float64
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -33,10 +35,10 @@ process on a free loopback port, and send --requests requests from
 Then check that every answered append is found again by a recall, stop
 the server with SIGTERM, and report errors, requests per second and
 p50/p99 latency. The load is bounded and stops by itself.`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if chunks < 10 || requests < 1 || clients < 1 || clients > 1024 || share < 0 || share > 1 {
-				return usagef("bench serve: want --chunks >= 10, --requests >= 1, --clients 1..1024, --append-share 0..1")
+				return cli.Usagef("serve: want --chunks >= 10, --requests >= 1, --clients 1..1024, --append-share 0..1")
 			}
 			ctx := cmd.Context()
 			dir, err := os.MkdirTemp("", "huimem-loadtest-")
@@ -48,25 +50,26 @@ p50/p99 latency. The load is bounded and stops by itself.`,
 			if err := a.buildHome(ctx, home, chunks); err != nil {
 				return err
 			}
-			rep, err := runAgainstServer(ctx, home, loadtest.Options{Requests: requests, Clients: clients, AppendShare: share, Seed: 1}, a.stderr)
+			rep, err := runAgainstServer(ctx, exe, home, loadtest.Options{Requests: requests, Clients: clients, AppendShare: share, Seed: 1}, a.Stderr)
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return render.JSON(a.stdout, rep)
+				return render.JSON(a.Stdout, rep)
 			}
-			fmt.Fprintf(a.stdout, "%d requests (%d recalls, %d appends) from %d clients on a %d-chunk home in %.1f s: %.0f requests/s\n",
+			fmt.Fprintf(a.Stdout, "%d requests (%d recalls, %d appends) from %d clients on a %d-chunk home in %.1f s: %.0f requests/s\n",
 				rep.Requests, rep.Recalls, rep.Appends, rep.Clients, chunks, rep.Seconds, rep.RPS)
-			fmt.Fprintf(a.stdout, "latency p50/p99: all %.2f/%.2f ms, recall %.2f/%.2f ms, append %.2f/%.2f ms\n",
+			fmt.Fprintf(a.Stdout, "latency p50/p99: all %.2f/%.2f ms, recall %.2f/%.2f ms, append %.2f/%.2f ms\n",
 				rep.All.P50, rep.All.P99, rep.Recall.P50, rep.Recall.P99, rep.Append.P50, rep.Append.P99)
-			fmt.Fprintf(a.stdout, "errors: %d; appends readable afterwards: %d of %d\n", rep.Errors, rep.Verified, rep.Appends)
+			fmt.Fprintf(a.Stdout, "errors: %d; appends readable afterwards: %d of %d\n", rep.Errors, rep.Verified, rep.Appends)
 			if rep.Errors > 0 || len(rep.Missing) > 0 {
-				return fmt.Errorf("bench serve: %d errors (first: %s), %d appends missing", rep.Errors, rep.FirstError, len(rep.Missing))
+				return fmt.Errorf("serve: %d errors (first: %s), %d appends missing", rep.Errors, rep.FirstError, len(rep.Missing))
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&exe, "exe", "", "the huimem binary to serve (default the one next to huimem-bench, else on PATH)")
 	f.IntVar(&chunks, "chunks", 10000, "turn chunks in the synthetic home")
 	f.IntVar(&requests, "requests", 20000, "requests in all")
 	f.IntVar(&clients, "clients", 32, "concurrent clients")
@@ -77,12 +80,12 @@ p50/p99 latency. The load is bounded and stops by itself.`,
 
 // buildHome ingests a seeded synthetic corpus of n chunks into home.
 func (a *app) buildHome(ctx context.Context, home string, n int) error {
-	cfg, err := a.loadBenchConfig()
+	cfg, err := a.LoadBenchConfig()
 	if err != nil {
 		return err
 	}
 	cfg.Storage.Home = home
-	e, err := a.openEngine(ctx, cfg, engine.Options{})
+	e, err := a.OpenEngine(ctx, cfg, engine.Options{})
 	if err != nil {
 		return err
 	}
@@ -98,8 +101,8 @@ func (a *app) buildHome(ctx context.Context, home string, n int) error {
 
 // runAgainstServer starts `huimem serve` on home as a child process on a
 // free loopback port, runs the load, and stops the server with SIGTERM.
-func runAgainstServer(ctx context.Context, home string, o loadtest.Options, logw interface{ Write([]byte) (int, error) }) (*loadtest.Report, error) {
-	exe, err := os.Executable()
+func runAgainstServer(ctx context.Context, exe, home string, o loadtest.Options, logw interface{ Write([]byte) (int, error) }) (*loadtest.Report, error) {
+	exe, err := huimemExe(exe)
 	if err != nil {
 		return nil, err
 	}

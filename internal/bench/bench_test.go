@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -55,12 +55,12 @@ func TestBenchForeign(t *testing.T) {
 		questions int // real questions scored
 		foreign   int
 	}{
-		{"beam asks LoCoMo's questions", []string{"bench", "beam", "--data", beamDir, "--foreign", locomoFile, "--json"}, 2, 3},
-		{"locomo asks BEAM's questions", []string{"bench", "locomo", "--data", locomoFile, "--foreign", beamDir, "--json"}, 3, 2},
-		{"no --foreign", []string{"bench", "beam", "--data", beamDir, "--json"}, 2, 0},
+		{"beam asks LoCoMo's questions", []string{"beam", "--data", beamDir, "--foreign", locomoFile, "--json"}, 2, 3},
+		{"locomo asks BEAM's questions", []string{"locomo", "--data", locomoFile, "--foreign", beamDir, "--json"}, 3, 2},
+		{"no --foreign", []string{"beam", "--data", beamDir, "--json"}, 2, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, errs, code := cli(t, filepath.Join(t.TempDir(), "home"), tc.args...)
+			out, errs, code := run(t, filepath.Join(t.TempDir(), "home"), tc.args...)
 			if code != 0 {
 				t.Fatalf("code %d: %s", code, errs)
 			}
@@ -81,7 +81,7 @@ func TestBenchForeign(t *testing.T) {
 			}
 		})
 	}
-	_, errs, code := cli(t, t.TempDir(), "bench", "beam", "--data", beamDir, "--foreign", filepath.Join(t.TempDir(), "missing.json"))
+	_, errs, code := run(t, t.TempDir(), "beam", "--data", beamDir, "--foreign", filepath.Join(t.TempDir(), "missing.json"))
 	if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "--foreign") {
 		t.Errorf("missing --foreign file: code %d, %q", code, errs)
 	}

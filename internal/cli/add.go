@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/huimemory/huimemory/core/engine"
 )
 
-func (a *app) addCmd() *cobra.Command {
+func (a *App) addCmd() *cobra.Command {
 	var m core.Message
 	var role, at string
 	var asJSON bool
@@ -25,7 +25,7 @@ func (a *app) addCmd() *cobra.Command {
 			m.Role = core.Role(strings.ToLower(role))
 			m.Text = strings.Join(args, " ")
 			if m.Text == "-" {
-				b, err := io.ReadAll(a.stdin)
+				b, err := io.ReadAll(a.Stdin)
 				if err != nil {
 					return fmt.Errorf("reading stdin: %w", err)
 				}
@@ -45,7 +45,7 @@ func (a *app) addCmd() *cobra.Command {
 				m.Time = t
 			}
 			if err := m.Validate(); err != nil {
-				return usageError{fmt.Errorf("add: %w", err)}
+				return UsageError{fmt.Errorf("add: %w", err)}
 			}
 			return runQuery(a, cmd, query[engine.IngestResult]{
 				JSON: asJSON,

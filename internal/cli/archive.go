@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/huimemory/huimemory/core/engine"
 )
 
-func (a *app) archiveCmd() *cobra.Command {
+func (a *App) archiveCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "archive seal|list|verify",
 		Short: "Seal finished weeks of transcripts into zstd archives, list and verify them",
@@ -30,14 +30,14 @@ MANIFEST.json, lists every file with its size and sha256:
 tar --zstd -xf 2026-W47.tar.zst unpacks one by hand.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("archive: want a subcommand: seal, list or verify")
+			return Usagef("archive: want a subcommand: seal, list or verify")
 		},
 	}
 	cmd.AddCommand(a.archiveSealCmd(), a.archiveListCmd(), a.archiveVerifyCmd())
 	return cmd
 }
 
-func (a *app) archiveSealCmd() *cobra.Command {
+func (a *App) archiveSealCmd() *cobra.Command {
 	var week string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -54,7 +54,7 @@ verified archive; running it again completes the work.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if week != "" {
 				if _, err := timeparse.ParseWeek(week); err != nil {
-					return usageError{err}
+					return UsageError{err}
 				}
 			}
 			return runQuery(a, cmd, query[[]engine.WeekInfo]{
@@ -95,7 +95,7 @@ func nsLabel(ns string) string {
 	return " (@" + ns + ")"
 }
 
-func (a *app) archiveListCmd() *cobra.Command {
+func (a *App) archiveListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list [--json]",
@@ -140,7 +140,7 @@ func printWeeks(out io.Writer, weeks []engine.WeekInfo, _ error) error {
 	return nil
 }
 
-func (a *app) archiveVerifyCmd() *cobra.Command {
+func (a *App) archiveVerifyCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "verify [--json]",

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // that no command fails because the default changed; one line on stderr
 // says how to keep it so. Otherwise the error stands, and says how to
 // get the weights back.
-func (a *app) openAutoFallback(ctx context.Context, cfg core.Config, opts engine.Options, cause error) (*engine.Engine, core.Config, error) {
+func (a *App) openAutoFallback(ctx context.Context, cfg core.Config, opts engine.Options, cause error) (*engine.Engine, core.Config, error) {
 	if !strings.Contains(cause.Error(), "come from "+uselite.Name) {
 		return nil, cfg, cause
 	}

@@ -1,8 +1,10 @@
-package main
+package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,11 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/internal/render"
 )
+
+// run executes one huimem command line and returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return Huimem.Run(ctx, args, stdin, stdout, stderr)
+}
 
 // cli runs one command line in process against home.
 func cli(t *testing.T, home string, args ...string) (stdout, stderr string, code int) {

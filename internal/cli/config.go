@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 	"github.com/huimemory/huimemory/plugins/host"
 )
 
-func (a *app) configCmd() *cobra.Command {
+func (a *App) configCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "config",
 		Short: "Print the effective configuration (defaults, file, environment and flags merged)",
@@ -29,7 +29,7 @@ func (a *app) configCmd() *cobra.Command {
 				return fmt.Errorf("encoding the configuration: %w", err)
 			}
 			commentEmbedder(&doc, a.embedder)
-			enc := yaml.NewEncoder(a.stdout)
+			enc := yaml.NewEncoder(a.Stdout)
 			enc.SetIndent(2)
 			return enc.Encode(&doc)
 		},
@@ -75,7 +75,7 @@ const envPrefix = "HUIMEM_"
 var otherEnv = []string{
 	"HUIMEM_DEBUG",          // stack traces and plugin stderr (main.go, plugin.go)
 	"HUIMEM_CPUPROFILE",     // write a CPU profile of the command (main.go)
-	"HUIMEM_PEAK_RSS_FILE",  // write the process's peak RSS at exit (main.go, bench cold)
+	"HUIMEM_PEAK_RSS_FILE",  // write the process's peak RSS at exit (main.go, huimem-bench cold)
 	"HUIMEM_MODELS",         // where model weights live (models, use-lite)
 	"HUIMEM_PLUGIN",         // the go-plugin magic cookie of plugin processes
 	"HUIMEM_TOKEN",          // the bearer token in docs/mcp.md's examples

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"io"
@@ -8,7 +8,7 @@ import (
 // BenchmarkLoadConfig is the configuration every command loads first:
 // embedded defaults, no config file, no HUIMEM_* settings.
 func BenchmarkLoadConfig(b *testing.B) {
-	a := &app{stdout: io.Discard, stderr: io.Discard, home: b.TempDir()}
+	a := &App{Stdout: io.Discard, Stderr: io.Discard, Home: b.TempDir()}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := a.loadConfig(); err != nil {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ var demoQueries = []core.Query{
 	{Text: "type = 'decision'", Filter: "type = 'decision'"},
 }
 
-func (a *app) demoCmd() *cobra.Command {
+func (a *App) demoCmd() *cobra.Command {
 	var keep bool
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -39,7 +39,7 @@ recalls with a fixed reference time (2026-11-29 15:00 +08:00).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			if a.home == "" {
+			if a.Home == "" {
 				dir, err := os.MkdirTemp("", "huimem-demo-")
 				if err != nil {
 					return err
@@ -47,7 +47,7 @@ recalls with a fixed reference time (2026-11-29 15:00 +08:00).`,
 				if !keep {
 					defer os.RemoveAll(dir)
 				}
-				a.home = dir
+				a.Home = dir
 			}
 			// The demo shows what the extractors add (话题, memories)
 			// unless the configuration names its own.
@@ -68,7 +68,7 @@ recalls with a fixed reference time (2026-11-29 15:00 +08:00).`,
 			if err != nil {
 				return err
 			}
-			w := a.stdout
+			w := a.Stdout
 			fmt.Fprintf(w, "home: %s\n", e.Home())
 			fmt.Fprintf(w, "ingested %d messages (%d new) into %d chunks\n", res.Messages, res.Added, res.Chunks)
 			var lastHit *core.Hit // the first hit with a next chunk, to walk to

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/huimemory/huimemory/core/engine"
 )
 
-func (a *app) exportCmd() *cobra.Command {
+func (a *App) exportCmd() *cobra.Command {
 	var opts engine.ExportOptions
 	var out string
 	cmd := &cobra.Command{
@@ -31,7 +31,7 @@ or a pipe (/dev/stdout, a FIFO) is written in place.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.All && opts.Namespace != "" {
-				return usagef("export: give -n or --all, not both")
+				return Usagef("export: give -n or --all, not both")
 			}
 			e, _, err := a.open(cmd.Context(), engine.Options{})
 			if err != nil {
@@ -39,7 +39,7 @@ or a pipe (/dev/stdout, a FIFO) is written in place.`,
 			}
 			defer e.Close()
 			if out == "" || out == "-" {
-				_, err := e.Export(cmd.Context(), a.stdout, opts)
+				_, err := e.Export(cmd.Context(), a.Stdout, opts)
 				return err
 			}
 			if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
@@ -48,7 +48,7 @@ or a pipe (/dev/stdout, a FIFO) is written in place.`,
 			dir := filepath.Dir(out)
 			f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(out)+"-*")
 			if err != nil {
-				return usagef("export: %v", err)
+				return Usagef("export: %v", err)
 			}
 			n, err := e.Export(cmd.Context(), f, opts)
 			if err == nil {
@@ -67,7 +67,7 @@ or a pipe (/dev/stdout, a FIFO) is written in place.`,
 			if err := archive.SyncDir(dir); err != nil {
 				return fmt.Errorf("exporting to %s: %w", out, err)
 			}
-			fmt.Fprintf(a.stderr, "exported %d messages to %s\n", n, out)
+			fmt.Fprintf(a.Stderr, "exported %d messages to %s\n", n, out)
 			return nil
 		},
 	}
@@ -81,13 +81,13 @@ or a pipe (/dev/stdout, a FIFO) is written in place.`,
 // regular file: a device or a pipe is written as it is, since renaming a
 // file over it would replace it (as root, "-o /dev/null" replaced the
 // machine's /dev/null with a file); a folder is refused.
-func (a *app) exportInPlace(ctx context.Context, e *engine.Engine, out string, fi os.FileInfo, opts engine.ExportOptions) error {
+func (a *App) exportInPlace(ctx context.Context, e *engine.Engine, out string, fi os.FileInfo, opts engine.ExportOptions) error {
 	if fi.IsDir() {
-		return usagef("export: -o %s is a folder; give a file name", out)
+		return Usagef("export: -o %s is a folder; give a file name", out)
 	}
 	f, err := os.OpenFile(out, os.O_WRONLY, 0)
 	if err != nil {
-		return usagef("export: %v", err)
+		return Usagef("export: %v", err)
 	}
 	n, err := e.Export(ctx, f, opts)
 	if cerr := f.Close(); err == nil {
@@ -96,6 +96,6 @@ func (a *app) exportInPlace(ctx context.Context, e *engine.Engine, out string, f
 	if err != nil {
 		return fmt.Errorf("exporting to %s: %w", out, err)
 	}
-	fmt.Fprintf(a.stderr, "exported %d messages to %s\n", n, out)
+	fmt.Fprintf(a.Stderr, "exported %d messages to %s\n", n, out)
 	return nil
 }

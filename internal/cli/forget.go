@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"github.com/huimemory/huimemory/core/engine"
 )
 
-func (a *app) forgetCmd() *cobra.Command {
+func (a *App) forgetCmd() *cobra.Command {
 	var opts engine.ForgetOptions
 	var yes, asJSON bool
 	cmd := &cobra.Command{
@@ -41,10 +41,10 @@ forget asks for confirmation on a terminal, and needs --yes otherwise.`,
 				}
 			}
 			if n != 1 {
-				return usagef("forget: give exactly one of --id, --session, --all-namespace and --filter")
+				return Usagef("forget: give exactly one of --id, --session, --all-namespace and --filter")
 			}
 			if !opts.DryRun && !yes && !a.stdinIsTerminal() {
-				return usagef("forget removes messages for good: pass --yes to confirm, or --dry-run to see what would go")
+				return Usagef("forget removes messages for good: pass --yes to confirm, or --dry-run to see what would go")
 			}
 			e, cfg, err := a.open(cmd.Context(), engine.Options{})
 			if err != nil {
@@ -64,15 +64,15 @@ forget asks for confirmation on a terminal, and needs --yes otherwise.`,
 				if len(plan.Messages) == 0 {
 					return nil
 				}
-				fmt.Fprintf(a.stderr, "forget these %d messages for good? [y/N] ", len(plan.Messages))
-				answer, _ := bufio.NewReader(a.stdin).ReadString('\n')
+				fmt.Fprintf(a.Stderr, "forget these %d messages for good? [y/N] ", len(plan.Messages))
+				answer, _ := bufio.NewReader(a.Stdin).ReadString('\n')
 				if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-					return usagef("forget: not confirmed; nothing was removed")
+					return Usagef("forget: not confirmed; nothing was removed")
 				}
 			}
 			res, err := e.Forget(cmd.Context(), opts)
 			if asJSON && (err == nil || len(res.Messages) > 0) {
-				enc := json.NewEncoder(a.stdout)
+				enc := json.NewEncoder(a.Stdout)
 				enc.SetIndent("", "  ")
 				if jerr := enc.Encode(res); jerr != nil && err == nil {
 					err = jerr
@@ -99,8 +99,8 @@ forget asks for confirmation on a terminal, and needs --yes otherwise.`,
 }
 
 // printForget prints what a forget removed, or would remove.
-func (a *app) printForget(res engine.ForgetResult, loc *time.Location) {
-	w := a.stdout
+func (a *App) printForget(res engine.ForgetResult, loc *time.Location) {
+	w := a.Stdout
 	verb := "forgot"
 	if res.DryRun {
 		verb = "would forget"
@@ -134,8 +134,8 @@ func (a *app) printForget(res engine.ForgetResult, loc *time.Location) {
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // stdinIsTerminal reports whether stdin is a terminal, to ask questions.
-func (a *app) stdinIsTerminal() bool {
-	f, ok := a.stdin.(*os.File)
+func (a *App) stdinIsTerminal() bool {
+	f, ok := a.Stdin.(*os.File)
 	if !ok {
 		return false
 	}

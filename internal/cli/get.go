@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/huimemory/huimemory/internal/startheap"
 )
 
-func (a *app) getCmd() *cobra.Command {
+func (a *App) getCmd() *cobra.Command {
 	var ns string
 	var window int
 	var asJSON bool

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -62,7 +62,7 @@ type candidate struct {
 	explicit bool
 }
 
-func (a *app) ingestCmd() *cobra.Command {
+func (a *App) ingestCmd() *cobra.Command {
 	var ns, format string
 	var asJSON, prune, quiet bool
 	var batch int
@@ -97,15 +97,15 @@ ingest again finishes the job.`,
 		Args: minimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := core.ValidateNamespace(ns); err != nil {
-				return usageError{err}
+				return UsageError{err}
 			}
 			if format != "" {
 				if _, err := formats.Lookup(format); err != nil {
-					return usageError{err}
+					return UsageError{err}
 				}
 			}
 			if batch < 0 || batch > 1<<20 {
-				return usagef("ingest: --batch %d is not between 1 and 1048576", batch)
+				return Usagef("ingest: --batch %d is not between 1 and 1048576", batch)
 			}
 			if cpuprofile != "" {
 				f, err := os.Create(cpuprofile)
@@ -132,7 +132,7 @@ ingest again finishes the job.`,
 			var bar *progressbar.ProgressBar
 			if !quiet && !asJSON && a.stderrIsTerminal() {
 				bar = progressbar.NewOptions(len(files),
-					progressbar.OptionSetWriter(a.stderr),
+					progressbar.OptionSetWriter(a.Stderr),
 					progressbar.OptionSetDescription("ingesting"),
 					progressbar.OptionSetItsString("files"),
 					progressbar.OptionShowCount(),
@@ -145,19 +145,19 @@ ingest again finishes the job.`,
 			// showing or the output is JSON.
 			say := func(format string, args ...any) {
 				if bar == nil && !asJSON {
-					fmt.Fprintf(a.stdout, format+"\n", args...)
+					fmt.Fprintf(a.Stdout, format+"\n", args...)
 				}
 			}
 			warn := func(msg string) {
 				if bar != nil {
 					bar.Clear()
 				}
-				fmt.Fprintln(a.stderr, "huimem: "+oneLine(msg))
+				fmt.Fprintln(a.Stderr, "huimem: "+oneLine(msg))
 			}
 			var sum ingestSummary
 			var failed []error
 			// The store's compaction and the index merge run once, after
-			// the last file (issue 15: see core/engine/mergeafter.go).
+			// the last file (see core/engine/mergeafter.go).
 			base := e.TidyBase()
 			for _, f := range files {
 				if err := cmd.Context().Err(); err != nil {
@@ -218,14 +218,14 @@ ingest again finishes the job.`,
 			}
 			sum.Seconds = time.Since(start).Seconds()
 			if asJSON {
-				render.JSON(a.stdout, sum)
+				render.JSON(a.Stdout, sum)
 			} else {
-				sum.print(a.stdout)
+				sum.print(a.Stdout)
 			}
 			if len(failed) > 0 {
 				err := fmt.Errorf("%d of %d files failed and were not ingested", len(failed), len(files))
 				if allInvalid(failed) {
-					return usageError{err}
+					return UsageError{err}
 				}
 				return err
 			}
@@ -249,7 +249,7 @@ type ingestRow struct {
 }
 
 // ingestOne ingests one file and says what happened.
-func (a *app) ingestOne(cmd *cobra.Command, e *engine.Engine, f candidate, opts engine.SourceOptions) ingestRow {
+func (a *App) ingestOne(cmd *cobra.Command, e *engine.Engine, f candidate, opts engine.SourceOptions) ingestRow {
 	row := ingestRow{ingestFile: ingestFile{Path: f.path}}
 	if !f.explicit && opts.Format == "" && !recognised(f.path) {
 		row.Status = "ignored"
@@ -341,7 +341,7 @@ func collectFiles(args []string) ([]candidate, []string, error) {
 	for _, p := range args {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return nil, nil, usageError{fmt.Errorf("ingest: %w", err)}
+			return nil, nil, UsageError{fmt.Errorf("ingest: %w", err)}
 		}
 		if !fi.IsDir() {
 			out = append(out, candidate{path: p, explicit: true})

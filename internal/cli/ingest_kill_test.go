@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/huimemory/huimemory/internal/bench/synth"
 	"github.com/huimemory/huimemory/internal/pgtest"
-	"github.com/huimemory/huimemory/internal/synth"
 )
 
 // TestIngestSurvivesKill9 kills a real `huimem ingest` of a large file

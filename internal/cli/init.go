@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/huimemory/huimemory/core/engine"
 )
 
-func (a *app) initCmd() *cobra.Command {
+func (a *App) initCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "init",
 		Short: "Create the home directory with its store, index and a config.yaml",
@@ -30,11 +30,11 @@ func (a *app) initCmd() *cobra.Command {
 				}
 				wrote = true
 			}
-			fmt.Fprintf(a.stdout, "home: %s\n", e.Home())
+			fmt.Fprintf(a.Stdout, "home: %s\n", e.Home())
 			if wrote {
-				fmt.Fprintf(a.stdout, "config: %s (the documented defaults; edit to taste)\n", p)
+				fmt.Fprintf(a.Stdout, "config: %s (the documented defaults; edit to taste)\n", p)
 			}
-			fmt.Fprintf(a.stdout, "embedder: %s, chunker: %s\n", e.EmbedderInfo().Name, cfg.Chunker.Name)
+			fmt.Fprintf(a.Stdout, "embedder: %s, chunker: %s\n", e.EmbedderInfo().Name, cfg.Chunker.Name)
 			return nil
 		},
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/huimemory/huimemory/core/tools"
 )
 
-func (a *app) mcpCmd() *cobra.Command {
+func (a *App) mcpCmd() *cobra.Command {
 	var ns, mode string
 	var noRemember bool
 	cmd := &cobra.Command{
@@ -43,7 +43,7 @@ A host's configuration, for example Claude Desktop's:
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if ns != "" {
 				if err := core.ValidateNamespace(ns); err != nil {
-					return usagef("mcp: --namespace: %v", err)
+					return Usagef("mcp: --namespace: %v", err)
 				}
 			}
 			e, cfg, err := a.open(cmd.Context(), engine.Options{})
@@ -68,7 +68,7 @@ A host's configuration, for example Claude Desktop's:
 			case core.ModeEnhance:
 			default:
 				e.Close()
-				return usagef("mcp: --mode %q is not enhance or takeover", mode)
+				return Usagef("mcp: --mode %q is not enhance or takeover", mode)
 			}
 			err = a.serveMCP(cmd.Context(), d, e.Home(), ext...)
 			if cerr := e.Close(); err == nil && cerr != nil {
@@ -85,7 +85,7 @@ A host's configuration, for example Claude Desktop's:
 
 // serveMCP serves d over the app's stdin and stdout until the client
 // closes stdin or ctx ends (SIGTERM, SIGINT); either is a clean stop.
-func (a *app) serveMCP(ctx context.Context, d *tools.Dispatcher, home string, ext ...mcpserver.Extension) error {
+func (a *App) serveMCP(ctx context.Context, d *tools.Dispatcher, home string, ext ...mcpserver.Extension) error {
 	names := make([]string, 0, 3)
 	for _, t := range d.Tools() {
 		names = append(names, t.Name)
@@ -95,7 +95,7 @@ func (a *app) serveMCP(ctx context.Context, d *tools.Dispatcher, home string, ex
 		ns = "default"
 	}
 	a.logf("huimem mcp: serving %s on stdio (home %s, namespace %s)", strings.Join(names, ", "), home, ns)
-	t := &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}}
+	t := &mcp.IOTransport{Reader: io.NopCloser(a.Stdin), Writer: nopWriteCloser{a.Stdout}}
 	err := mcpserver.New(d, "", ext...).Run(ctx, t)
 	switch {
 	case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrClosedPipe):

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -209,7 +209,7 @@ func buildHuimem(t *testing.T) string {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/huimem").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

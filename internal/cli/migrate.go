@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/huimemory/huimemory/internal/render"
 )
 
-func (a *app) migrateCmd() *cobra.Command {
+func (a *App) migrateCmd() *cobra.Command {
 	var from, to string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -38,7 +38,7 @@ other parts of both sides; only where the memory lives changes.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" || to == "" {
-				return usagef("migrate: give both --from and --to")
+				return Usagef("migrate: give both --from and --to")
 			}
 			cfg, err := a.loadConfig()
 			if err != nil {
@@ -46,16 +46,16 @@ other parts of both sides; only where the memory lives changes.`,
 			}
 			src, dst := sideConfig(cfg, from), sideConfig(cfg, to)
 			if src.Storage.Backend == dst.Storage.Backend && src.Storage.Home == dst.Storage.Home && src.Storage.Postgres.DSN == dst.Storage.Postgres.DSN {
-				return usagef("migrate: --from and --to are the same memory")
+				return Usagef("migrate: --from and --to are the same memory")
 			}
 			res, err := migrate.Run(cmd.Context(), src, dst, migrate.Options{Logf: a.logf, Host: a.hostOptions(dst)})
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return render.JSON(a.stdout, res)
+				return render.JSON(a.Stdout, res)
 			}
-			fmt.Fprintf(a.stdout, "copied %s into %s: %d messages, %d chunks, %d sessions, %d sealed weeks (%d keys) in %s\n",
+			fmt.Fprintf(a.Stdout, "copied %s into %s: %d messages, %d chunks, %d sessions, %d sealed weeks (%d keys) in %s\n",
 				res.From, res.To, res.Messages, res.Chunks, res.Sessions, res.Archives, res.Keys, res.Took.Round(time.Millisecond))
 			return nil
 		},

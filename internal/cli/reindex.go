@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/huimemory/huimemory/core/engine"
 )
 
-func (a *app) reindexCmd() *cobra.Command {
+func (a *App) reindexCmd() *cobra.Command {
 	var embed, quiet bool
 	cmd := &cobra.Command{
 		Use:   "reindex [--embed] [--quiet]",
@@ -37,7 +37,7 @@ made so far in <home>/reembed.partial: run it again to finish from there.`,
 				opts.Progress = func(done, total int) {
 					if bar == nil {
 						bar = progressbar.NewOptions(total,
-							progressbar.OptionSetWriter(a.stderr),
+							progressbar.OptionSetWriter(a.Stderr),
 							progressbar.OptionSetDescription("embedding with "+info.Name),
 							progressbar.OptionSetItsString("chunks"),
 							progressbar.OptionShowCount(),
@@ -63,12 +63,12 @@ made so far in <home>/reembed.partial: run it again to finish from there.`,
 			}
 			switch {
 			case !res.Embedded:
-				fmt.Fprintf(a.stdout, "indexed %d chunks\n", res.Chunks)
+				fmt.Fprintf(a.Stdout, "indexed %d chunks\n", res.Chunks)
 			case res.Resumed > 0:
-				fmt.Fprintf(a.stdout, "re-embedded with %s and indexed %d chunks (%d embedded by an interrupted reindex)\n",
+				fmt.Fprintf(a.Stdout, "re-embedded with %s and indexed %d chunks (%d embedded by an interrupted reindex)\n",
 					e.EmbedderInfo().Name, res.Chunks, res.Resumed)
 			default:
-				fmt.Fprintf(a.stdout, "re-embedded with %s and indexed %d chunks\n", e.EmbedderInfo().Name, res.Chunks)
+				fmt.Fprintf(a.Stdout, "re-embedded with %s and indexed %d chunks\n", e.EmbedderInfo().Name, res.Chunks)
 			}
 			return nil
 		},

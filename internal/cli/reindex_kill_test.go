@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/internal/bench/synth"
 )
 
 // TestReindexSurvivesKill9 switches a home from hash to use-lite with a

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -35,9 +35,9 @@ type query[T any] struct {
 // once past it.
 const oneShotHeap = 16 << 20
 
-// runQuery opens the engine (see [app.open]), runs q, closes the engine
+// runQuery opens the engine (see [App.open]), runs q, closes the engine
 // and returns the first error.
-func runQuery[T any](a *app, cmd *cobra.Command, q query[T]) error {
+func runQuery[T any](a *App, cmd *cobra.Command, q query[T]) error {
 	e, _, err := a.open(cmd.Context(), engine.Options{})
 	if err != nil {
 		return err
@@ -50,11 +50,11 @@ func runQuery[T any](a *app, cmd *cobra.Command, q query[T]) error {
 	var perr error
 	switch {
 	case q.JSON && q.AsJSON != nil:
-		perr = render.JSON(a.stdout, q.AsJSON(answer))
+		perr = render.JSON(a.Stdout, q.AsJSON(answer))
 	case q.JSON:
-		perr = render.JSON(a.stdout, answer)
+		perr = render.JSON(a.Stdout, answer)
 	default:
-		perr = q.Text(a.stdout, answer, err)
+		perr = q.Text(a.Stdout, answer, err)
 	}
 	if err != nil {
 		return err

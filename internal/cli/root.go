@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -29,16 +29,23 @@ const (
 	exitLocked   = 4 // the home is in use by another process
 )
 
-// app is what every subcommand shares.
-type app struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	home, config   string
+// App is what every subcommand of a [Program] shares: the standard
+// streams and the global flags.
+type App struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Home and Config are the --home and --config flags.
+	Home, Config string
+	// program is the running program's name, such as "huimem".
+	program string
+	// creators are the commands of the program that may create a home
+	// (see [Program.Creators]).
+	creators map[string]bool
 	// tz is the --tz flag of the commands that take times; it overrides
 	// time.zone.
 	tz string
 	// command is the running subcommand's path below the root, such as
-	// "recall" or "archive seal", which decides whether [app.open] may
+	// "recall" or "archive seal", which decides whether [App.open] may
 	// create a home.
 	command string
 	// embedder is which embedder the last loaded configuration runs and
@@ -47,96 +54,108 @@ type app struct {
 	embedder host.EmbedderChoice
 }
 
-// homeCreators are the commands that may create a home that does not
-// exist yet, and whether they say so on stderr. Every other command
-// refuses a missing home, so that a misspelt --home is an error instead
-// of a new, empty memory.
-var homeCreators = map[string]bool{
-	"init":   false, // creating the home is what it is for
-	"ingest": true,
-	"add":    true,
-	"demo":   true,
-	// Benchmarks fill a scratch home of their own.
-	"bench locomo": false,
-	"bench beam":   false,
-	"bench zh":     false,
-	"bench dev":    false,
+// Program is a command-line program built on the shared [App]: huimem
+// itself ([Huimem]) or the benchmark tool, huimem-bench.
+type Program struct {
+	// Name, Short and Long describe the root command.
+	Name, Short, Long string
+	// Commands returns the program's subcommands. Every program also has
+	// the hidden plugin command, which serves the built-in plugins when
+	// plugins.subprocess is set.
+	Commands func(a *App) []*cobra.Command
+	// Creators are the commands (their paths below the root, such as
+	// "ingest") that may create a home that does not exist yet, and
+	// whether they say so on stderr. Every other command refuses a missing
+	// home, so that a misspelt --home is an error instead of a new, empty
+	// memory.
+	Creators map[string]bool
 }
 
-// usageError marks a bad command line.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
-
-func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := &cobra.Command{
-		Use:   "huimem",
-		Short: "HuiMemory: long-term memory for LLM agents",
-		Long: `HuiMemory keeps every conversation turn verbatim and finds it again by
+// Huimem is the huimem command.
+var Huimem = Program{
+	Name:  "huimem",
+	Short: "HuiMemory: long-term memory for LLM agents",
+	Long: `HuiMemory keeps every conversation turn verbatim and finds it again by
 keyword, meaning and time. Each turn chunk has a short id with prev/next
 links, so an LLM can walk a conversation with recall_by_id.`,
+	Commands: func(a *App) []*cobra.Command {
+		return []*cobra.Command{
+			a.initCmd(), a.ingestCmd(), a.addCmd(), a.recallCmd(), a.getCmd(),
+			a.statsCmd(), a.reindexCmd(), a.demoCmd(), a.configCmd(), a.timeCmd(),
+			a.pluginsCmd(),
+			a.archiveCmd(),
+			a.serveCmd(),
+			a.toolsCmd(),
+			a.mcpCmd(),
+			a.modelsCmd(),
+			a.forgetCmd(),
+			a.exportCmd(),
+			a.migrateCmd(),
+		}
+	},
+	Creators: map[string]bool{
+		"init":   false, // creating the home is what it is for
+		"ingest": true,
+		"add":    true,
+		"demo":   true,
+	},
+}
+
+// UsageError marks a bad command line, input or configuration: the
+// program exits with code 2.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
+// Usagef returns a [UsageError] with a formatted message.
+func Usagef(format string, args ...any) error { return UsageError{fmt.Errorf(format, args...)} }
+
+func (p Program) root(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	a := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, program: p.Name, creators: p.Creators}
+	root := &cobra.Command{
+		Use:           p.Name,
+		Short:         p.Short,
+		Long:          p.Long,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UsageError{err} })
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		a.command = strings.TrimPrefix(strings.TrimPrefix(cmd.CommandPath(), root.Name()), " ")
 		return nil
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.home, "home", "", "data directory (default $HUIMEM_STORAGE_HOME, storage.home, or ~/.huimem)")
-	pf.StringVar(&a.config, "config", "", "config file to merge over the defaults (default <home>/config.yaml if it exists)")
-	root.AddCommand(
-		a.initCmd(), a.ingestCmd(), a.addCmd(), a.recallCmd(), a.getCmd(),
-		a.statsCmd(), a.reindexCmd(), a.demoCmd(), a.configCmd(), a.benchWithConcurrent(), a.timeCmd(),
-		a.pluginCmd(), a.pluginsCmd(),
-		a.archiveCmd(),
-		a.serveCmd(),
-		a.toolsCmd(),
-		a.mcpCmd(),
-		a.modelsCmd(),
-		a.forgetCmd(),
-		a.exportCmd(),
-		a.migrateCmd(),
-	)
+	pf.StringVar(&a.Home, "home", "", "data directory (default $HUIMEM_STORAGE_HOME, storage.home, or ~/.huimem)")
+	pf.StringVar(&a.Config, "config", "", "config file to merge over the defaults (default <home>/config.yaml if it exists)")
+	root.AddCommand(p.Commands(a)...)
+	root.AddCommand(a.pluginCmd())
 	return root
-}
-
-// benchWithConcurrent is the bench command with `bench concurrent`
-// (bench_concurrent.go) added.
-func (a *app) benchWithConcurrent() *cobra.Command {
-	b := a.benchCmd()
-	b.AddCommand(a.benchConcurrentCmd())
-	return b
 }
 
 // loadConfig builds the configuration: embedded defaults, then the config
 // file, then HUIMEM_* environment variables, then flags.
-func (a *app) loadConfig() (core.Config, error) {
+func (a *App) loadConfig() (core.Config, error) {
 	if err := checkEnv(os.Environ()); err != nil {
-		return core.Config{}, usageError{err}
+		return core.Config{}, UsageError{err}
 	}
 	v := viper.New()
 	v.SetConfigType("yaml")
 	// The defaults as a map generated from config.yaml: parsing the YAML
-	// took about 0.8 ms of every command (issue 15).
+	// took about 0.8 ms of every command.
 	if err := v.MergeConfigMap(configs.DefaultMap()); err != nil {
 		return core.Config{}, fmt.Errorf("reading embedded defaults: %w", err)
 	}
 	v.SetEnvPrefix("HUIMEM")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
-	home := a.home
+	home := a.Home
 	if home == "" {
 		home = v.GetString("storage.home")
 	}
-	file := a.config
+	file := a.Config
 	if file == "" && home != "" {
 		if p := filepath.Join(home, "config.yaml"); fileExists(p) {
 			file = p
@@ -154,20 +173,23 @@ func (a *app) loadConfig() (core.Config, error) {
 	if file != "" {
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return core.Config{}, usageError{fmt.Errorf("config: %w", err)}
+			return core.Config{}, UsageError{fmt.Errorf("config: %w", err)}
 		}
 		if data, err = translateGuideKeys(data, func(format string, args ...any) {
-			fmt.Fprintf(a.stderr, "huimem: "+format+" (%s)\n", append(args, file)...)
+			fmt.Fprintf(a.Stderr, "huimem: "+format+" (%s)\n", append(args, file)...)
 		}); err != nil {
-			return core.Config{}, usageError{fmt.Errorf("%s: %v", file, err)}
+			return core.Config{}, UsageError{fmt.Errorf("%s: %v", file, err)}
 		}
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
-			return core.Config{}, usageError{fmt.Errorf("config %s: %v", file, err)}
+			return core.Config{}, UsageError{fmt.Errorf("config %s: %v", file, err)}
 		}
 		user.ReadConfig(bytes.NewReader(data))
+		if user.IsSet("plugins.in_process") {
+			return core.Config{}, Usagef("config %s: plugins.in_process is no longer a setting; delete it (built-in plugins run in process unless plugins.subprocess is true)", file)
+		}
 	}
-	if a.home != "" {
-		v.Set("storage.home", a.home)
+	if a.Home != "" {
+		v.Set("storage.home", a.Home)
 	}
 	var cfg core.Config
 	err := v.UnmarshalExact(&cfg, viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
@@ -175,18 +197,18 @@ func (a *app) loadConfig() (core.Config, error) {
 		mapstructure.StringToSliceHookFunc(","),
 	)))
 	if err != nil {
-		return core.Config{}, usageError{fmt.Errorf("config %s: %v", orDefault(file), err)}
+		return core.Config{}, UsageError{fmt.Errorf("config %s: %v", orDefault(file), err)}
 	}
 	// SetDefaults gives both weights their defaults when both are 0, as
 	// in a Config built in Go; here the embedded defaults set them, so
 	// both at 0 was asked for, and is impossible.
 	if cfg.Retriever.VectorWeight == 0 && cfg.Retriever.BM25Weight == 0 {
-		return core.Config{}, usageError{&core.ConfigError{Key: "retriever.vector_weight",
+		return core.Config{}, UsageError{&core.ConfigError{Key: "retriever.vector_weight",
 			Msg: fmt.Sprintf("vector_weight and bm25_weight are both 0 (%s); at least one must be positive", orDefault(file))}}
 	}
 	if a.tz != "" {
 		if _, err := time.LoadLocation(a.tz); err != nil {
-			return core.Config{}, usagef("--tz %q: not an IANA time zone name such as Asia/Shanghai or UTC", a.tz)
+			return core.Config{}, Usagef("--tz %q: not an IANA time zone name such as Asia/Shanghai or UTC", a.tz)
 		}
 		cfg.Time.Zone = a.tz
 	}
@@ -206,16 +228,16 @@ func (a *app) loadConfig() (core.Config, error) {
 	a.embedder = host.ChooseEmbedder(&cfg.Embedding)
 	cfg.SetDefaults()
 	if err := cfg.Validate(); err != nil {
-		return core.Config{}, usageError{err}
+		return core.Config{}, UsageError{err}
 	}
 	return cfg, nil
 }
 
-// loadBenchConfig is loadConfig for the performance benchmarks: an
+// LoadBenchConfig is loadConfig for the performance benchmarks: an
 // embedder chosen automatically becomes hash, so that their figures do
 // not depend on which models a machine has installed (name one with
 // embedding.name or HUIMEM_EMBEDDING_NAME to measure it).
-func (a *app) loadBenchConfig() (core.Config, error) {
+func (a *App) LoadBenchConfig() (core.Config, error) {
 	cfg, err := a.loadConfig()
 	if err == nil && a.embedder.Auto && cfg.Embedding.Name != "hash" {
 		cfg.Embedding.Name, cfg.Embedding.Dim, cfg.Embedding.ModelDir = "hash", 0, ""
@@ -238,14 +260,14 @@ func fileExists(p string) bool {
 }
 
 // open loads the configuration and opens the engine. Only the commands in
-// [homeCreators] may open a home whose folder does not exist yet; the
+// [Program.Creators] may open a home whose folder does not exist yet; the
 // others fail with a usage error that says how to make one.
-func (a *app) open(ctx context.Context, opts engine.Options) (*engine.Engine, core.Config, error) {
+func (a *App) open(ctx context.Context, opts engine.Options) (*engine.Engine, core.Config, error) {
 	return a.openWith(ctx, opts, nil)
 }
 
 // openWith is open with a last say on the configuration.
-func (a *app) openWith(ctx context.Context, opts engine.Options, adjust func(*core.Config)) (*engine.Engine, core.Config, error) {
+func (a *App) openWith(ctx context.Context, opts engine.Options, adjust func(*core.Config)) (*engine.Engine, core.Config, error) {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return nil, cfg, err
@@ -260,9 +282,9 @@ func (a *app) openWith(ctx context.Context, opts engine.Options, adjust func(*co
 	// On the postgres backend the memory is in the database; the home
 	// folder only caches, and is made when needed.
 	isNew := !homeExists(home) && cfg.Storage.Backend != core.BackendPostgres
-	notice, creates := homeCreators[a.command]
+	notice, creates := a.creators[a.command]
 	if isNew && !creates {
-		return nil, cfg, usagef("no HuiMemory home at %s (run \"huimem init\" or pass --home)", home)
+		return nil, cfg, Usagef("no HuiMemory home at %s (run \"huimem init\" or pass --home)", home)
 	}
 	a.shareHome(&opts, cfg)
 	e, err := a.openEngine(ctx, cfg, opts)
@@ -270,27 +292,27 @@ func (a *app) openWith(ctx context.Context, opts engine.Options, adjust func(*co
 		e, cfg, err = a.openAutoFallback(ctx, cfg, opts, err)
 	}
 	if err == nil && isNew && notice {
-		fmt.Fprintf(a.stderr, "huimem: created a new HuiMemory home at %s\n", e.Home())
+		fmt.Fprintf(a.Stderr, "huimem: created a new HuiMemory home at %s\n", e.Home())
 	}
 	return e, cfg, err
 }
 
-// shareHome opens the home with shared access (issue 16; see
+// shareHome opens the home with shared access (see
 // docs/concurrency.md): any number of huimem processes read it at once,
 // and a write locks it only while it commits, waiting at most
 // storage.lock_wait for another writer. With HUIMEM_TEST_LOCK_STATS set,
-// each wait is printed on stderr (`huimem bench concurrent` reads them).
-func (a *app) shareHome(opts *engine.Options, cfg core.Config) {
+// each wait is printed on stderr (`huimem-bench concurrent` reads them).
+func (a *App) shareHome(opts *engine.Options, cfg core.Config) {
 	opts.Access = engine.AccessShared
 	if opts.LockWait == 0 {
 		opts.LockWait = cfg.Storage.LockWait
 	}
 	if opts.Owner == "" {
-		opts.Owner = strings.TrimSpace("huimem " + a.command)
+		opts.Owner = strings.TrimSpace(a.program + " " + a.command)
 	}
 	if os.Getenv("HUIMEM_TEST_LOCK_STATS") != "" && opts.OnLockWait == nil {
 		opts.OnLockWait = func(kind string, d time.Duration) {
-			fmt.Fprintf(a.stderr, "huimem: lock-wait %s %d\n", kind, d.Microseconds())
+			fmt.Fprintf(a.Stderr, "huimem: lock-wait %s %d\n", kind, d.Microseconds())
 		}
 	}
 }
@@ -304,13 +326,27 @@ func homeExists(dir string) bool {
 	return err == nil && fi.IsDir()
 }
 
-func (a *app) logf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, format+"\n", args...)
+// Open loads the configuration and opens the engine as every command
+// does (see open).
+func (a *App) Open(ctx context.Context, opts engine.Options) (*engine.Engine, core.Config, error) {
+	return a.open(ctx, opts)
+}
+
+// OpenEngine opens the engine for cfg with the plugins cfg names.
+func (a *App) OpenEngine(ctx context.Context, cfg core.Config, opts engine.Options) (*engine.Engine, error) {
+	return a.openEngine(ctx, cfg, opts)
+}
+
+// Logf prints one line on stderr.
+func (a *App) Logf(format string, args ...any) { a.logf(format, args...) }
+
+func (a *App) logf(format string, args ...any) {
+	fmt.Fprintf(a.Stderr, format+"\n", args...)
 }
 
 // exitCode maps an error to the process exit code.
 func exitCode(err error) int {
-	var ue usageError
+	var ue UsageError
 	switch {
 	case errors.As(err, &ue), errors.Is(err, core.ErrInvalid):
 		return exitUsage
@@ -332,21 +368,24 @@ func oneLine(s string) string {
 func wrapArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
-			return usageError{fmt.Errorf("%s: %v", cmd.Name(), err)}
+			return UsageError{fmt.Errorf("%s: %v", cmd.Name(), err)}
 		}
 		return nil
 	}
 }
 
+// NoArgs rejects positional arguments with a usage error.
+var NoArgs = wrapArgs(cobra.NoArgs)
+
 var (
-	noArgs       = wrapArgs(cobra.NoArgs)
+	noArgs       = NoArgs
 	exactArgs    = func(n int) cobra.PositionalArgs { return wrapArgs(cobra.ExactArgs(n)) }
 	minimumNArgs = func(n int) cobra.PositionalArgs { return wrapArgs(cobra.MinimumNArgs(n)) }
 )
 
 // stderrIsTerminal reports whether stderr is a terminal, for progress lines.
-func (a *app) stderrIsTerminal() bool {
-	f, ok := a.stderr.(*os.File)
+func (a *App) stderrIsTerminal() bool {
+	f, ok := a.Stderr.(*os.File)
 	if !ok {
 		return false
 	}

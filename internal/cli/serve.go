@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 	"github.com/huimemory/huimemory/core/tools"
 )
 
-func (a *app) serveCmd() *cobra.Command {
+func (a *App) serveCmd() *cobra.Command {
 	var addr, mode, upstream string
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:7878] [--mode takeover --upstream URL]",
@@ -88,11 +88,11 @@ the server down gracefully.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "huimem: serving %s on http://%s (home %s)\n", cfg.Mode, ln.Addr(), e.Home())
+			fmt.Fprintf(a.Stderr, "huimem: serving %s on http://%s (home %s)\n", cfg.Mode, ln.Addr(), e.Home())
 			if err := srv.Serve(cmd.Context(), ln); err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
-			fmt.Fprintln(a.stderr, "huimem: server stopped")
+			fmt.Fprintln(a.Stderr, "huimem: server stopped")
 			return nil
 		},
 	}
@@ -115,7 +115,7 @@ func mountTakeover(srv *server.Server, cfg core.Config) error {
 		MaxBodyMB: cfg.Server.MaxBodyMB,
 	})
 	if err != nil {
-		return usageError{err}
+		return UsageError{err}
 	}
 	srv.Handle("/v1/chat/completions", h)
 	return nil
@@ -131,7 +131,7 @@ func version() string {
 
 // mountMCP mounts MCP over streamable HTTP at /mcp, behind the server's
 // tokens: each request gets the dispatcher its token allows.
-func (a *app) mountMCP(srv *server.Server, cfg core.Config) {
+func (a *App) mountMCP(srv *server.Server, cfg core.Config) {
 	var ext []mcpserver.Extension
 	if cfg.Mode == core.ModeTakeover {
 		ext = append(ext, mcpserver.KernelTools(srv.Kernel))

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/huimemory/huimemory/plugins/host"
 )
 
-func (a *app) statsCmd() *cobra.Command {
+func (a *App) statsCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "stats [--json]",

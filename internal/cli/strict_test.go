@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -447,4 +447,13 @@ func TestGetIsCaseInsensitive(t *testing.T) {
 	if diff := cmp.Diff([]string{id, id, id}, got); diff != "" {
 		t.Errorf("ids (-want +got):\n%s", diff)
 	}
+}
+
+// TestRemovedInProcessKey checks that a config still setting the removed
+// plugins.in_process key gets one clear line naming the switch to use.
+func TestRemovedInProcessKey(t *testing.T) {
+	home := ingested(t)
+	writeConfig(t, home, "plugins:\n  in_process: true\n")
+	_, errs, code := cli(t, home, "stats")
+	oneLineErr(t, "in_process", errs, code, exitUsage, "plugins.in_process is no longer a setting; delete it")
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ type timeJSON struct {
 	Text        string `json:"text"`
 }
 
-func (a *app) timeCmd() *cobra.Command {
+func (a *App) timeCmd() *cobra.Command {
 	var now string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -42,7 +42,7 @@ reproducible.`,
 			}
 			r, err := timeparse.Parse(joinArgs(args), ref)
 			if err != nil {
-				return usageError{err}
+				return UsageError{err}
 			}
 			out := timeJSON{
 				Start: r.Start.Format(time.RFC3339), End: r.End.Format(time.RFC3339),
@@ -52,7 +52,7 @@ reproducible.`,
 				out.Start = "" // open: "before April 9", "截至上周五"
 			}
 			if asJSON {
-				return render.JSON(a.stdout, out)
+				return render.JSON(a.Stdout, out)
 			}
 			fuzzy := ""
 			if r.Fuzzy {
@@ -62,7 +62,7 @@ reproducible.`,
 			if start == "" {
 				start = "(open)"
 			}
-			fmt.Fprintf(a.stdout, "%s .. %s  %s%s  %q\n", start, out.End, out.Granularity, fuzzy, r.Text)
+			fmt.Fprintf(a.Stdout, "%s .. %s  %s%s  %q\n", start, out.End, out.Granularity, fuzzy, r.Text)
 			return nil
 		},
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"slices"
@@ -15,7 +15,7 @@ import (
 )
 
 // tzFlag adds --tz to a command that reads or shows times.
-func (a *app) tzFlag(cmd *cobra.Command) {
+func (a *App) tzFlag(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&a.tz, "tz", "", "IANA time zone for now, time phrases and times shown, such as Asia/Shanghai (default time.zone, or the machine's)")
 }
 
@@ -30,7 +30,7 @@ func parseTimeFlag(name, s string, loc *time.Location, now time.Time) (time.Time
 	if r, err := timeparse.Parse(s, now.In(loc)); err == nil {
 		return r.Start, nil
 	}
-	return time.Time{}, usagef("%s %q: want a time such as 2026-04-06, 2026-04-06 15:04, 2026-04-06T15:04:05+08:00 or a phrase such as \"last week\"", name, s)
+	return time.Time{}, Usagef("%s %q: want a time such as 2026-04-06, 2026-04-06 15:04, 2026-04-06T15:04:05+08:00 or a phrase such as \"last week\"", name, s)
 }
 
 // nowFlag reads --now: empty means the current time. A time without an

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 
 // toolsCmd prints the tool schemas or the memory-rules prompt. It needs no
 // home and never opens the engine.
-func (a *app) toolsCmd() *cobra.Command {
+func (a *App) toolsCmd() *cobra.Command {
 	var format, lang string
 	var prompt, remember, namespaceArg bool
 	cmd := &cobra.Command{
@@ -35,26 +35,26 @@ Neither needs a home: nothing is opened or written.`,
 			f := cmd.Flags()
 			if prompt {
 				if f.Changed("format") || f.Changed("remember") || f.Changed("namespace-arg") {
-					return usagef("tools: --prompt prints the prompt, not schemas: drop --format, --remember and --namespace-arg")
+					return Usagef("tools: --prompt prints the prompt, not schemas: drop --format, --remember and --namespace-arg")
 				}
 				p, err := tools.Prompt(lang)
 				if err != nil || lang == "" {
-					return usagef("tools: unknown --lang %q (want en or zh)", lang)
+					return Usagef("tools: unknown --lang %q (want en or zh)", lang)
 				}
-				_, err = fmt.Fprint(a.stdout, strings.TrimRight(p, "\n")+"\n")
+				_, err = fmt.Fprint(a.Stdout, strings.TrimRight(p, "\n")+"\n")
 				return err
 			}
 			if f.Changed("lang") {
-				return usagef("tools: --lang goes with --prompt")
+				return Usagef("tools: --lang goes with --prompt")
 			}
 			if !slices.Contains(tools.Formats, tools.Format(format)) {
-				return usagef("tools: unknown --format %q (want openai, anthropic or mcp)", format)
+				return Usagef("tools: unknown --format %q (want openai, anthropic or mcp)", format)
 			}
 			data, err := tools.SchemasJSON(tools.Definitions(tools.Options{Remember: remember, AllowNamespace: namespaceArg}), tools.Format(format))
 			if err != nil {
 				return err
 			}
-			_, err = a.stdout.Write(append(data, '\n'))
+			_, err = a.Stdout.Write(append(data, '\n'))
 			return err
 		},
 	}

@@ -45,7 +45,7 @@ func TestPostgresRebuildsOlderAnalyzerRows(t *testing.T) {
 
 	var mu sync.Mutex
 	var logs []string
-	cfg.Plugins.InProcess = true
+	cfg.Plugins.Subprocess = false
 	e2, err := host.Open(t.Context(), cfg, engine.Options{Access: engine.AccessShared, LockWait: 10 * time.Second,
 		Logf: func(format string, args ...any) {
 			mu.Lock()

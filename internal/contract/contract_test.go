@@ -48,7 +48,7 @@ func each(t *testing.T, test func(t *testing.T, cfg func(t *testing.T) core.Conf
 // open opens an engine on cfg with the built-in parts in process.
 func open(t *testing.T, cfg core.Config) *engine.Engine {
 	t.Helper()
-	cfg.Plugins.InProcess = true
+	cfg.Plugins.Subprocess = false
 	e, err := host.Open(t.Context(), cfg, engine.Options{Access: engine.AccessShared, LockWait: 10 * time.Second}, host.Options{})
 	if err != nil {
 		t.Fatal(err)

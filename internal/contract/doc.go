@@ -1,7 +1,7 @@
 // Package contract holds the engine's contract suite: one set of tests
 // of the engine's public behaviour, run against every storage backend
 // (the embedded home, and PostgreSQL), the way litestream runs its
-// replica tests against every client (issue 17). Every test runs once per
+// replica tests against every client. Every test runs once per
 // backend through each, with the same expectations; TestBackendsAgree
 // also compares the two backends with each other.
 //

@@ -17,7 +17,7 @@ import (
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
-	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/internal/bench/synth"
 )
 
 // The sentence each forget test removes, and a word found nowhere else.

@@ -440,7 +440,7 @@ func (g *gateEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 func TestWriterWaitsThenGivesUp(t *testing.T) {
 	each(t, func(t *testing.T, config func(*testing.T) core.Config) {
 		cfg := config(t)
-		cfg.Plugins.InProcess = true
+		cfg.Plugins.Subprocess = false
 		emb, err := hash.New(0)
 		if err != nil {
 			t.Fatal(err)

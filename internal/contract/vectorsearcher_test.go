@@ -77,7 +77,7 @@ func openWithSearcher(t *testing.T, cfg core.Config, vs func(b *postgres.Backend
 		t.Fatal("a backend opened without hnsw has a vector search")
 	}
 	eb.Vectors = vs(b)
-	cfg.Plugins.InProcess = true
+	cfg.Plugins.Subprocess = false
 	e, err := host.Open(t.Context(), cfg, engine.Options{Access: engine.AccessShared, LockWait: 10 * time.Second, Backend: eb}, host.Options{})
 	if err != nil {
 		b.DB.Close()

@@ -44,8 +44,8 @@ func TestGoModHasNoReplace(t *testing.T) {
 	}
 }
 
-// TestGoInstall builds the CLI as `go install module/cmd/huimem@version`
-// does, from a file-based module proxy that serves this tree as a
+// TestGoInstall builds the CLI and the benchmark tool as
+// `go install module/cmd/huimem@version` does, from a file-based module proxy that serves this tree as a
 // version (the other modules come from the configured proxy, or the
 // module cache), outside any module, and runs it. -trimpath lets the
 // build cache serve, across runs, what the private module caches'
@@ -89,7 +89,7 @@ func TestGoInstall(t *testing.T) {
 	cached := filepath.Join(goEnv(t, "GOMODCACHE"), "cache", "download")
 	upstream := goEnv(t, "GOPROXY")
 	bin := t.TempDir()
-	cmd := exec.Command("go", "install", "-trimpath", mod+"/cmd/huimem@"+version)
+	cmd := exec.Command("go", "install", "-trimpath", mod+"/cmd/huimem@"+version, mod+"/cmd/huimem-bench@"+version)
 	cmd.Dir = t.TempDir() // outside any module
 	cmd.Env = append(os.Environ(),
 		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(cached)+","+upstream,
@@ -101,6 +101,28 @@ func TestGoInstall(t *testing.T) {
 	out, err := exec.Command(huimem, "--help").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "recall") {
 		t.Fatalf("huimem --help: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "bench") {
+		t.Errorf("huimem --help lists a benchmark:\n%s", out)
+	}
+	// The harnesses live in huimem-bench only: no symbol of
+	// internal/bench is linked into huimem.
+	syms, err := exec.Command("go", "tool", "nm", huimem).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	if i := bytes.Index(syms, []byte(mod+"/internal/bench")); i >= 0 {
+		line := syms[bytes.LastIndexByte(syms[:i], '\n')+1:]
+		t.Errorf("huimem links a benchmark harness: %s", line[:bytes.IndexByte(line, '\n')])
+	}
+	out, err = exec.Command(filepath.Join(bin, "huimem-bench"), "--help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("huimem-bench --help: %v\n%s", err, out)
+	}
+	for _, sub := range []string{"locomo", "beam", "zh", "dev", "perf", "cold", "ingest", "serve", "cluster", "concurrent"} {
+		if !strings.Contains(string(out), "\n  "+sub+" ") {
+			t.Errorf("huimem-bench --help does not list %s:\n%s", sub, out)
+		}
 	}
 	vm, err := exec.Command("go", "version", "-m", huimem).CombinedOutput()
 	if err != nil {

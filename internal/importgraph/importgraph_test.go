@@ -29,10 +29,13 @@ const (
 var forbidden = map[string][]string{
 	// The engine links no gRPC, go-plugin or plugin glue, and no HTTP
 	// stack: core/index uses bleve's sub-packages, not its root package,
-	// whose expvar import pulls in net/http (issue 14).
+	// whose expvar import pulls in net/http.
 	"core/engine": {"google.golang.org/grpc/", "google.golang.org/grpc", "github.com/hashicorp/go-plugin",
 		module + "/plugins/builtin", module + "/plugins/host", module + "/plugins/embedder/uselite",
 		"expvar", "net/http", "github.com/blevesearch/bleve/v2"},
+	// The product links no benchmark harness: they are huimem-bench's.
+	"cmd/huimem":   {module + "/internal/bench/"},
+	"internal/cli": {module + "/internal/bench/"},
 	// Only the archive package and its users link the cgo zstd binding.
 	"archive/transcript":        {"github.com/DataDog/zstd"},
 	"chunkers":                  {"github.com/DataDog/zstd"},

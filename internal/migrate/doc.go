@@ -1,5 +1,5 @@
 // Package migrate copies a memory between storage backends: an embedded
-// home and a PostgreSQL database, either way (huimem migrate, issue 17).
+// home and a PostgreSQL database, either way (huimem migrate).
 //
 // The store moves key for key (store.Store.CopyTo), so chunk ids, anchors,
 // sessions, sources, generations and sealed-week records stay what they

@@ -144,7 +144,7 @@ func Run(ctx context.Context, from, to core.Config, o Options) (Result, error) {
 	}
 	// The destination's derived data: index and transcripts.
 	logf("huimem: copied %d keys and %d archives; building the search index and transcripts of %s", res.Keys, res.Archives, dst.name)
-	to.Plugins.InProcess = true
+	to.Plugins.Subprocess = false
 	e, err := host.Open(ctx, to, engine.Options{Access: engine.AccessShared, LockWait: to.Storage.LockWait}, o.Host)
 	if err != nil {
 		return res, fmt.Errorf("opening %s after the copy: %w", dst.name, err)

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 func homeConfig(home string) core.Config {
 	var cfg core.Config
 	cfg.Storage.Home = home
-	cfg.Plugins.InProcess = true
+	cfg.Plugins.Subprocess = false
 	return cfg
 }
 

@@ -48,7 +48,7 @@ var embedders = map[string]embedder.Factory{
 		if err := o.err(nil); err != nil {
 			return nil, err
 		}
-		// The weights are read at the first text to embed (issue 15).
+		// The weights are read at the first text to embed (uselite.Lazy).
 		m, err := uselite.Open(dir)
 		return m, o.err(err)
 	},

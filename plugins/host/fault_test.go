@@ -313,19 +313,18 @@ func TestCheckAndClose(t *testing.T) {
 
 func TestInProcess(t *testing.T) {
 	for _, tt := range []struct {
-		name                  string
-		subprocess, inProcess bool
-		opts                  Options
-		wantInProcess         bool
+		name          string
+		subprocess    bool
+		opts          Options
+		wantInProcess bool
 	}{
-		{"default", false, false, Options{Executable: bins.huimem}, true},
-		{"plugins.subprocess", true, false, Options{Executable: bins.huimem}, false},
-		{"plugins.in_process overrides subprocess", true, true, Options{Executable: bins.huimem}, true},
-		{"no executable", true, false, Options{}, true},
+		{"default", false, Options{Executable: bins.huimem}, true},
+		{"plugins.subprocess", true, Options{Executable: bins.huimem}, false},
+		{"no executable", true, Options{}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig(t, func(c *core.Config) {
-				c.Plugins.Subprocess, c.Plugins.InProcess = tt.subprocess, tt.inProcess
+				c.Plugins.Subprocess = tt.subprocess
 				c.Chunker.Name = "window"
 				c.Chunker.Options = map[string]string{"size": "200"}
 			})

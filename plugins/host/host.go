@@ -73,7 +73,7 @@ func New(ctx context.Context, cfg core.Config, opts Options) (*Host, error) {
 type parts struct{ embedder, chunker, extractors bool }
 
 func buildParts(ctx context.Context, cfg core.Config, opts Options, want parts) (*Host, error) {
-	inProcess := !cfg.Plugins.Subprocess || cfg.Plugins.InProcess || opts.Executable == ""
+	inProcess := !cfg.Plugins.Subprocess || opts.Executable == ""
 	h := &Host{}
 	mk := func(kind string, spec core.PluginSpec, options map[string]string) (*entry, error) {
 		e, err := newEntry(ctx, kind, spec, options, cfg.Plugins.Timeout, inProcess, opts)

@@ -12,8 +12,8 @@ import (
 // set in opts are used as they are; the ones left nil (the embedder, the
 // chunker, the extractors when opts.Extractors is nil) are built here, as
 // [New] builds them: built-ins served by hopts.Executable as plugin
-// processes, or in process when it is empty or cfg.Plugins.InProcess is
-// set, and external plugins as processes. The plugin processes end when
+// processes when cfg.Plugins.Subprocess is set (in process when it is not,
+// or when hopts.Executable is empty), and external plugins as processes. The plugin processes end when
 // the engine closes (Open chains their shutdown onto opts.OnClose), or
 // when Open fails.
 //

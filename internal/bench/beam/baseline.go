@@ -3,8 +3,8 @@ package beam
 import (
 	"encoding/json"
 
-	"github.com/huimemory/huimemory/internal/locomo"
-	"github.com/huimemory/huimemory/internal/plainbm25"
+	"github.com/huimemory/huimemory/internal/bench/locomo"
+	"github.com/huimemory/huimemory/internal/bench/plainbm25"
 )
 
 // Baseline scores [plainbm25] on the chats: each chat's messages indexed

@@ -33,7 +33,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/internal/batch"
-	"github.com/huimemory/huimemory/internal/locomo"
+	"github.com/huimemory/huimemory/internal/bench/locomo"
 )
 
 // Chat is one BEAM chat with its questions.

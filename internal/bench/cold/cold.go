@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/huimemory/huimemory/core"
-	"github.com/huimemory/huimemory/internal/perf"
-	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/internal/bench/perf"
+	"github.com/huimemory/huimemory/internal/bench/synth"
 )
 
 // Options shape a run.

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/huimemory/huimemory/internal/perf"
+	"github.com/huimemory/huimemory/internal/bench/perf"
 )
 
 // Options shape a load.

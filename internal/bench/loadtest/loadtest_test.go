@@ -10,7 +10,7 @@ import (
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/server"
 	"github.com/huimemory/huimemory/core/tools"
-	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/internal/bench/synth"
 	"github.com/huimemory/huimemory/plugins/host"
 )
 

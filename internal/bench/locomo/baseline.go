@@ -1,6 +1,6 @@
 package locomo
 
-import "github.com/huimemory/huimemory/internal/plainbm25"
+import "github.com/huimemory/huimemory/internal/bench/plainbm25"
 
 // Baseline scores [plainbm25] on the samples: each conversation's
 // messages indexed on their own, each question's first k message refs

@@ -93,7 +93,7 @@ func Load(path string) ([]Sample, error) {
 }
 
 // Regular expressions here are compiled on first use, so that a process
-// that never needs them does not pay for them at init (issue 15).
+// that never needs them does not pay for them at init.
 var sessionKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^session_(\d+)$`) })
 
 func convert(r rawSample) (Sample, error) {

@@ -46,7 +46,7 @@ var offTopicSubjects = []string{
 }
 
 // Regular expressions here are compiled on first use, so that a process
-// that never needs them does not pay for them at init (issue 15).
+// that never needs them does not pay for them at init.
 var wordRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\p{L}\p{N}]+`) })
 
 // OffTopic returns n seeded questions about subjects that no word of

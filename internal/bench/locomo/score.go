@@ -41,7 +41,7 @@ func RecallAt(evidence, refs []string, k int) float64 {
 }
 
 // Regular expressions here are compiled on first use, so that a process
-// that never needs them does not pay for them at init (issue 15).
+// that never needs them does not pay for them at init.
 var sessionOf = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^D(\d+):`) })
 
 // Sessions maps refs to their sessions ("D3:12" → "D3"), de-duplicated in

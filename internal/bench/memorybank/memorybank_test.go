@@ -152,7 +152,7 @@ func TestLabelled(t *testing.T) {
 // With the MemoryBank data beside the repository, every label names a
 // message of the chats.
 func TestLabelledAgainstData(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "bench", "memorybank-zh")
+	dir := filepath.Join("..", "..", "..", "..", "shared", "bench", "memorybank-zh")
 	if _, err := os.Stat(filepath.Join(dir, DataFile)); err != nil {
 		t.Skipf("no MemoryBank data at %s", dir)
 	}

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/huimemory/huimemory/core"
-	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/internal/bench/synth"
 )
 
-// Ingest benchmark (issue 13): generate a large chat export, ingest it
+// Ingest benchmark: generate a large chat export, ingest it
 // with one `huimem ingest` process, and report its throughput and peak
 // RSS, at sizes that double, to show that memory does not grow with the
 // file.

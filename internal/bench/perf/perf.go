@@ -20,7 +20,7 @@ import (
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/engine"
-	"github.com/huimemory/huimemory/internal/synth"
+	"github.com/huimemory/huimemory/internal/bench/synth"
 	"github.com/huimemory/huimemory/plugins/host"
 	"github.com/huimemory/huimemory/timeparse"
 )

@@ -1,4 +1,4 @@
-// Package pgload runs the load test of issue 17's "Done means": several
+// Package pgload runs the shared-database load test: several
 // `huimem serve` processes on one PostgreSQL database, a bounded mixed
 // load spread over them (internal/loadtest), one server killed with
 // SIGKILL at half time, and a check afterwards that no acknowledged

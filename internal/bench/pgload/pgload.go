@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/huimemory/huimemory/internal/loadtest"
+	"github.com/huimemory/huimemory/internal/bench/loadtest"
 )
 
 // Options say which servers to start.

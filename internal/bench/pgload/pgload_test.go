@@ -3,8 +3,8 @@ package pgload
 import (
 	"testing"
 
+	"github.com/huimemory/huimemory/internal/bench/loadtest"
 	"github.com/huimemory/huimemory/internal/gobuild"
-	"github.com/huimemory/huimemory/internal/loadtest"
 	"github.com/huimemory/huimemory/internal/pgtest"
 )
 
@@ -14,12 +14,12 @@ var huimem string
 // through pgtest.DSN (gobuild.Main runs the tests, so pgtest.Main cannot
 // wrap them too).
 func TestMain(m *testing.M) {
-	gobuild.Main(m, "../../cmd/huimem", "huimem", &huimem)
+	gobuild.Main(m, "../../../cmd/huimem", "huimem", &huimem)
 }
 
 // fast makes the servers quick to start and cheap to run: the hash
 // embedder, built-ins in process.
-var fast = []string{"HUIMEM_EMBEDDING_NAME=hash", "HUIMEM_PLUGINS_IN_PROCESS=true"}
+var fast = []string{"HUIMEM_EMBEDDING_NAME=hash", "HUIMEM_PLUGINS_SUBPROCESS=false"}
 
 // TestSharedDatabase runs a bounded load over several `huimem serve`
 // processes on one PostgreSQL database, kills one with SIGKILL at half

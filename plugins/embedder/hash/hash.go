@@ -65,7 +65,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 // Vector embeds one text.
 //
 // Each feature is hashed as it is read, from the bytes of its prefix and
-// its text, without building it as a string (issue 13: ingest embeds every
+// its text, without building it as a string (ingest embeds every
 // chunk on the writer's goroutine; this takes about half the time of
 // hashing feature strings, with the same vectors). Weights are summed per 64-bit hash,
 // and two features with the same hash (one pair in 2⁶⁴) would share one.

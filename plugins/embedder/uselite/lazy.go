@@ -12,7 +12,7 @@ import (
 )
 
 // Lazy is the model as an embedder that reads its weights only when it
-// first embeds a text (issue 15). A one-shot command that embeds nothing
+// first embeds a text. A one-shot command that embeds nothing
 // (get, stats, forget by id, export), or one whose home turns out to hold
 // another embedder's vectors, then does not pay for them: with the
 // weights read at every start, such a command took 0.3 s and 82 MiB

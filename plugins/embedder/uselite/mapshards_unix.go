@@ -10,8 +10,8 @@ import (
 
 // mapShards maps the files of one manifest group side by side into one
 // private, copy-on-write mapping, so that the float32 weights can be used
-// where they lie instead of being read and decoded (issue 15: with the
-// other changes, a load went from 61-85 ms and 66 MB allocated to 15-16 ms
+// where they lie instead of being read and decoded (with the loader's
+// other savings, a load went from 61-85 ms and 66 MB allocated to 15-16 ms
 // and 6 MB). Only the pages the graph touches are read. ok is false, with no error, when the layout does not allow it:
 // every shard but the last must fill whole pages, as the tfjs converter's
 // 4 MiB shards do. The mapping lives as long as the process: the weight

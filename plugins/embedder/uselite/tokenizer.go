@@ -49,7 +49,7 @@ type vocabEntry struct {
 
 // parseVocab decodes vocab.json: an array of [piece, score] pairs whose
 // places are the token ids. One decoding pass into generic values: a
-// custom decoder per pair took 0.1 s of every load (issue 15).
+// custom decoder per pair took 0.1 s of every load.
 func parseVocab(b []byte) ([]vocabEntry, error) {
 	var raw [][]any
 	if err := json.Unmarshal(b, &raw); err != nil {
