@@ -1,17 +1,17 @@
-// Command corpusgen writes the phrase corpus that TestCorpus checks,
-// testdata/corpus.jsonl, one JSON object per line:
+// Command corpusgen writes the phrase corpus that TestCorpus checks (the
+// test runs it), one JSON object per line on stdout:
 //
 //	{"phrase": "上周五前三天", "now": "2026-11-29T15:04:00+08:00", "zone": "Asia/Shanghai",
-//	 "start": "2026-11-17T00:00:00+08:00", "end": "2026-11-18T00:00:00+08:00", "issue": false}
+//	 "start": "2026-11-17T00:00:00+08:00", "end": "2026-11-18T00:00:00+08:00", "example": false}
 //
 // It combines date parts, parts of the day, clock times, offsets, holidays
 // and ranges at a few reference times in two zones (New York on both of
 // its 2026 daylight-saving days), and computes each expected range here
 // with plain calendar arithmetic, never with timeparse. The lunar holidays
-// come from the published dates below. "issue" marks the phrases that the
-// grammar was asked to read. Run from timeparse/:
+// come from the published dates below. "example" marks the phrases that
+// the grammar was asked to read. Run from timeparse/:
 //
-//	go run ./testdata/corpusgen > testdata/corpus.jsonl
+//	go run ./testdata/corpusgen
 package main
 
 import (
@@ -87,12 +87,12 @@ func (x ctx) inst(w wallT) string {
 }
 
 type entry struct {
-	Phrase string `json:"phrase"`
-	Now    string `json:"now"`
-	Zone   string `json:"zone"`
-	Start  string `json:"start"`
-	End    string `json:"end"`
-	Issue  bool   `json:"issue,omitempty"`
+	Phrase  string `json:"phrase"`
+	Now     string `json:"now"`
+	Zone    string `json:"zone"`
+	Start   string `json:"start"`
+	End     string `json:"end"`
+	Example bool   `json:"example,omitempty"`
 }
 
 var out = json.NewEncoder(os.Stdout)
