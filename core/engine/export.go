@@ -20,6 +20,9 @@ type ExportOptions struct {
 	Namespace string
 	// All exports every namespace; Namespace must then be "".
 	All bool
+	// Session, when set, exports that one session of Namespace; it fails
+	// with core.ErrNotFound when the namespace has no such session.
+	Session string
 }
 
 // exportLine is one line of the generic JSONL format (see core/jsonl), in
@@ -55,6 +58,9 @@ func (e *Engine) Export(ctx context.Context, w io.Writer, opts ExportOptions) (i
 	if opts.All && opts.Namespace != "" {
 		return 0, fmt.Errorf("%w: export takes a namespace or all of them, not both", core.ErrInvalid)
 	}
+	if opts.All && opts.Session != "" {
+		return 0, fmt.Errorf("%w: export takes one session of a namespace, or all namespaces, not both", core.ErrInvalid)
+	}
 	if err := core.ValidateNamespace(opts.Namespace); err != nil {
 		return 0, fmt.Errorf("%w: %w", core.ErrInvalid, err)
 	}
@@ -64,7 +70,7 @@ func (e *Engine) Export(ctx context.Context, w io.Writer, opts ExportOptions) (i
 	var sessions []*store.Session
 	err := e.st.View(func(tx *store.Tx) error {
 		return tx.ForEachSession(func(s *store.Session) error {
-			if opts.All || s.NS == opts.Namespace {
+			if opts.All || s.NS == opts.Namespace && (opts.Session == "" || s.Session == opts.Session) {
 				sessions = append(sessions, s)
 			}
 			return nil
@@ -72,6 +78,9 @@ func (e *Engine) Export(ctx context.Context, w io.Writer, opts ExportOptions) (i
 	})
 	if err != nil {
 		return 0, err
+	}
+	if opts.Session != "" && len(sessions) == 0 {
+		return 0, fmt.Errorf("export of session %q: %w", opts.Session, core.ErrNotFound)
 	}
 	slices.SortFunc(sessions, func(a, b *store.Session) int {
 		return cmp.Or(cmp.Compare(a.NS, b.NS), compareTimes(a.First, b.First), cmp.Compare(a.Session, b.Session))

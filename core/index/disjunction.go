@@ -11,8 +11,7 @@ import "github.com/blevesearch/bleve/v2/search/searcher"
 // a one-shot recall of a 29-word BEAM question ran 95.1 M instructions
 // with the heap and 77.8 M with the scan (callgrind, GOMAXPROCS=1), and
 // generated questions of 12, 20, 30, 45 and 70 terms 2–10% fewer with
-// the scan at every size (docs/performance.md, on work a long question
-// does not need). The slice
+// the scan at every size. The slice
 // scan finds the same matches with the same scores; only the order in
 // which a chunk's term scores are summed differs, as between bleve's
 // two searchers anyway. A filter or a query with more clauses still

@@ -15,9 +15,7 @@ import (
 // Memory is what the kernel runs on. [*engine.Engine] implements it.
 type Memory interface {
 	tools.Memory
-	Sessions(ctx context.Context, ns string) ([]engine.SessionInfo, error)
 	Session(ctx context.Context, ns, session string) (engine.SessionInfo, error)
-	SessionTurns(ctx context.Context, ns, session string, n int) ([]core.Chunk, error)
 	CloseSession(ctx context.Context, ns, session string) error
 	SessionClosed(ctx context.Context, ns, session string) (bool, error)
 }

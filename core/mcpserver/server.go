@@ -15,8 +15,9 @@ import (
 // Name is the server name reported to MCP clients.
 const Name = "huimemory"
 
-// New returns an MCP server that serves d's tools: recall_memory,
-// recall_by_id, and remember when d's [tools.Options.Remember] is set. Each
+// New returns an MCP server that serves d's tools: recall_memory and
+// recall_by_id, and those d's options add (remember, list_sessions,
+// memory_stats, resolve_time, export_session, forget_memory). Each
 // tool is advertised with the JSON Schema of [tools.Definitions], unchanged,
 // and every call runs through [tools.Dispatcher.Call]. A failed call, an
 // unknown tool name included, is answered as an MCP tool error (isError
@@ -80,6 +81,17 @@ func annotations(name string) *mcp.ToolAnnotations {
 		return &mcp.ToolAnnotations{Title: "Recall a turn by id", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
 	case tools.Remember:
 		return &mcp.ToolAnnotations{Title: "Remember", DestructiveHint: &no, OpenWorldHint: &no}
+	case tools.ListSessions:
+		return &mcp.ToolAnnotations{Title: "List sessions", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
+	case tools.MemoryStats:
+		return &mcp.ToolAnnotations{Title: "Memory stats", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
+	case tools.ResolveTime:
+		return &mcp.ToolAnnotations{Title: "Resolve a time phrase", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
+	case tools.ExportSession:
+		return &mcp.ToolAnnotations{Title: "Export a session", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
+	case tools.ForgetMemory:
+		yes := true
+		return &mcp.ToolAnnotations{Title: "Forget memory", DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}
 	}
 	return nil
 }
@@ -139,9 +151,12 @@ type ByIDResults struct {
 
 // Structured returns the structured result behind a tool call, as MCP
 // structured content: for recall_memory the shape `huimem recall --json`
-// prints, for recall_by_id a [ByIDResults], for remember a [tools.Stored].
+// prints, for recall_by_id a [ByIDResults], for remember a [tools.Stored],
+// and for the other tools their [tools.Result.Data].
 func Structured(r *tools.Result) any {
 	switch {
+	case r.Data != nil:
+		return r.Data
 	case r.Recall != nil:
 		return render.NewJSONResults(r.Recall)
 	case r.Stored != nil:

@@ -340,8 +340,12 @@ func TestMCPToolErrors(t *testing.T) {
 	}
 }
 
-// brokenMemory fails or panics on every call.
-type brokenMemory struct{ panics bool }
+// brokenMemory fails or panics on every call it defines; the embedded
+// nil Memory stands for the methods these tests never reach.
+type brokenMemory struct {
+	tools.Memory
+	panics bool
+}
 
 func (b brokenMemory) fail() error {
 	if b.panics {

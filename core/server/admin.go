@@ -3,31 +3,23 @@ package server
 import (
 	"bufio"
 	"net/http"
-	"strings"
 
 	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/core/tools"
 )
 
-// ForgetRequest is the body of POST /v1/forget: exactly one selector, in
-// one namespace (the token's, unless an unbound token names another).
-type ForgetRequest struct {
-	ID           string `json:"id,omitempty"`
-	Session      string `json:"session,omitempty"`
-	FilterExpr   string `json:"filter_expr,omitempty"`
-	AllNamespace bool   `json:"all_namespace,omitempty"`
-	Namespace    string `json:"namespace,omitempty"`
-	// DryRun lists what would go and changes nothing.
-	DryRun bool `json:"dry_run,omitempty"`
-}
+// ForgetRequest is the body of POST /v1/forget: forget_memory's
+// arguments, with the same rules.
+type ForgetRequest = tools.ForgetRequest
 
 func (s *Server) adminRoutes() []*route {
 	return []*route{
 		{method: "POST", path: "/v1/forget", id: "forget", summary: "Forget messages for good (by id, session, filter or whole namespace), or list them with dry_run. Their text leaves every file of the home.",
 			req: ForgetRequest{}, resp: engine.ForgetResult{}, handle: s.forget},
 		{method: "GET", path: "/v1/export", id: "export", summary: "Export the caller's memory as generic JSON Lines (application/x-ndjson), ready to ingest elsewhere.",
-			params: []param{{name: "namespace", in: "query", typ: "string", desc: "namespace (default: the token's)"}},
-			resp:   "", raw: true, handle: s.export},
+			params: []param{{name: "namespace", in: "query", typ: "string", desc: "namespace (default: the token's)"},
+				{name: "session", in: "query", typ: "string", desc: "export only this session"}},
+			resp: "", raw: true, handle: s.export},
 	}
 }
 
@@ -36,12 +28,7 @@ func (s *Server) forget(r *http.Request, d *tools.Dispatcher, body []byte) (int,
 	if err := decodeStrict(body, &req); err != nil {
 		return 0, nil, err
 	}
-	ns, err := d.Namespace(req.Namespace)
-	if err != nil {
-		return 0, nil, err
-	}
-	res, err := s.mem.Forget(r.Context(), engine.ForgetOptions{Namespace: ns, ID: strings.ToLower(req.ID), Session: req.Session,
-		Filter: req.FilterExpr, AllNamespace: req.AllNamespace, DryRun: req.DryRun, Location: d.Options().Location})
+	res, err := d.Forget(r.Context(), req)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -54,10 +41,17 @@ func (s *Server) export(r *http.Request, d *tools.Dispatcher, _ []byte) (int, an
 	if err != nil {
 		return 0, nil, err
 	}
+	session := r.URL.Query().Get("session")
+	if session != "" {
+		// Fail before the first byte goes out, with a proper status.
+		if _, err := s.mem.Session(r.Context(), ns, session); err != nil {
+			return 0, nil, err
+		}
+	}
 	w := responseWriterFrom(r)
 	w.Header().Set("Content-Type", "application/x-ndjson; charset=utf-8")
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if _, err := s.mem.Export(r.Context(), bw, engine.ExportOptions{Namespace: ns}); err != nil {
+	if _, err := s.mem.Export(r.Context(), bw, engine.ExportOptions{Namespace: ns, Session: session}); err != nil {
 		// Nothing may have been sent yet; if something was, the stream
 		// is cut short and the client sees a truncated body.
 		return 0, nil, err

@@ -112,7 +112,7 @@ func (s *Server) routeTable() []*route {
 			resp:   render.JSONResults{}, handle: s.turn},
 		{method: "POST", path: "/v1/messages", id: "appendMessages", summary: "Append one message, or a batch as {\"messages\": [...]}, all or nothing. Recallable by the next request.",
 			req: tools.RememberRequest{}, oneOf: []any{tools.RememberRequest{}, MessagesRequest{}}, resp: MessagesResponse{}, status: 201, handle: s.messages},
-		{method: "POST", path: "/v1/tools/{name}", id: "callTool", summary: "Run a tool call (recall_memory, recall_by_id, remember) with its JSON arguments; returns the text for the LLM and the structured result.",
+		{method: "POST", path: "/v1/tools/{name}", id: "callTool", summary: "Run a tool call (recall_memory, recall_by_id, remember, list_sessions, memory_stats, resolve_time, export_session, forget_memory) with its JSON arguments; returns the text for the LLM and the structured result.",
 			params: []param{{name: "name", in: "path", typ: "string", required: true, desc: "the tool's name"}},
 			req:    map[string]any{}, reqSchema: map[string]any{"type": "object", "description": "the tool's arguments, as in its schema (huimem tools)"},
 			resp: ToolResponse{}, handle: s.tool},
@@ -228,6 +228,8 @@ func (s *Server) tool(r *http.Request, d *tools.Dispatcher, body []byte) (int, a
 		out.Result = render.JSONResults{Query: "", Results: render.NewJSONHits(res.Turns)}
 	case res.Stored != nil:
 		out.Result = res.Stored
+	case res.Data != nil:
+		out.Result = res.Data
 	}
 	return 200, out, nil
 }

@@ -21,8 +21,6 @@ import (
 type Memory interface {
 	kernel.Memory
 	Stats(ctx context.Context) (engine.Stats, error)
-	Forget(ctx context.Context, opts engine.ForgetOptions) (engine.ForgetResult, error)
-	Export(ctx context.Context, w io.Writer, opts engine.ExportOptions) (int, error)
 }
 
 var _ Memory = (*engine.Engine)(nil)

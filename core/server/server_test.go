@@ -72,7 +72,7 @@ func newFixtureWith(t *testing.T, cfg core.ServerConfig, takeover *core.Takeover
 	}
 	cfg.MaxBodyMB = max(cfg.MaxBodyMB, 1)
 	now := time.Date(2026, 11, 29, 15, 0, 0, 0, cst)
-	s, err := New(e, Options{Config: cfg, Tools: tools.Options{Remember: true, Location: cst, Now: func() time.Time { return now }}, Version: "test", Takeover: takeover})
+	s, err := New(e, Options{Config: cfg, Tools: tools.Options{Remember: true, Manage: true, Forget: true, Location: cst, Now: func() time.Time { return now }}, Version: "test", Takeover: takeover})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,6 +253,10 @@ func TestNamespaceIsolation(t *testing.T) {
 		{"bob's id with namespace", "GET", "/v1/turns/" + bobID + "?namespace=bob", "", 403},
 		{"tool with namespace", "POST", "/v1/tools/recall_memory", `{"query":"bank PIN","namespace":"bob"}`, 400},
 		{"tool by id", "POST", "/v1/tools/recall_by_id", `{"turn_id":"` + bobID + `"}`, 404},
+		{"list bob's sessions", "POST", "/v1/tools/list_sessions", `{"namespace":"bob"}`, 400},
+		{"export bob's session", "POST", "/v1/tools/export_session", `{"session":"secret"}`, 404},
+		{"export bob's session over GET", "GET", "/v1/export?session=secret", "", 404},
+		{"forget bob's session by tool", "POST", "/v1/tools/forget_memory", `{"session":"secret"}`, 404},
 		{"write into bob", "POST", "/v1/messages", `{"session":"x","role":"user","text":"planted","namespace":"bob"}`, 403},
 		{"write into bob in a batch", "POST", "/v1/messages", `{"messages":[{"session":"x","role":"user","text":"planted"},{"session":"x","role":"user","text":"planted 2","namespace":"bob"}]}`, 403},
 	}
@@ -562,5 +566,52 @@ func TestForgetAndExport(t *testing.T) {
 	}
 	if status, _ := f.do(t, "GET", "/v1/export?namespace=bob", aliceToken, ""); status != 403 {
 		t.Errorf("alice exporting bob: %d", status)
+	}
+	// One session: the same lines, and a clean 404 for an unknown one.
+	status, one := f.do(t, "GET", "/v1/export?session=deploy", adminToken, "")
+	if status != 200 || string(one) != string(data) {
+		t.Errorf("export of session deploy: %d\n%s", status, one)
+	}
+	if status, data := f.do(t, "GET", "/v1/export?session=nope", adminToken, ""); status != 404 || !strings.Contains(string(data), `"not_found"`) {
+		t.Errorf("export of an unknown session: %d %s", status, data)
+	}
+}
+
+// TestManageTools runs the tools that look after memory through
+// POST /v1/tools/{name}, with the same dispatcher the MCP server uses.
+func TestManageTools(t *testing.T) {
+	f := newFixture(t, core.ServerConfig{Token: adminToken, Tokens: []core.TokenSpec{{Token: aliceToken, Namespace: "alice"}}})
+	call := func(token, name, args string) (int, ToolResponse) {
+		t.Helper()
+		status, data := f.do(t, "POST", "/v1/tools/"+name, token, args)
+		var r ToolResponse
+		json.Unmarshal(data, &r)
+		return status, r
+	}
+	status, r := call(aliceToken, tools.ListSessions, `{}`)
+	if status != 200 || !strings.Contains(r.Text, "1 session in namespace alice") || !strings.Contains(r.Text, "- diary: ") || strings.Contains(r.Text, "secret") {
+		t.Errorf("alice's sessions: %d %+v", status, r)
+	}
+	status, r = call(adminToken, tools.MemoryStats, `{"namespace":"bob"}`)
+	if status != 200 || !strings.HasPrefix(r.Text, "Namespace bob holds 1 message in 1 session") {
+		t.Errorf("admin's stats of bob: %d %+v", status, r)
+	}
+	status, r = call(aliceToken, tools.ResolveTime, `{"phrase":"上周三下午"}`)
+	if res, _ := r.Result.(map[string]any); status != 200 || res["start"] != "2026-11-18T12:00:00+08:00" {
+		t.Errorf("resolve_time: %d %+v", status, r)
+	}
+	status, r = call(aliceToken, tools.ExportSession, `{"session":"diary"}`)
+	if status != 200 || !strings.Contains(r.Text, "Mochi") || !strings.Contains(r.Text, "[id:") {
+		t.Errorf("export_session: %d %+v", status, r)
+	}
+	status, r = call(aliceToken, tools.ForgetMemory, `{"session":"diary","dry_run":true}`)
+	if status != 200 || !strings.HasPrefix(r.Text, "Dry run: forgetting would remove 1 message") {
+		t.Errorf("forget_memory dry run: %d %+v", status, r)
+	}
+	if status, r = call(aliceToken, tools.ForgetMemory, `{"session":"diary"}`); status != 200 || !strings.HasPrefix(r.Text, "Forgot 1 message") {
+		t.Errorf("forget_memory: %d %+v", status, r)
+	}
+	if status, _ := call(aliceToken, tools.ExportSession, `{"session":"diary"}`); status != 404 {
+		t.Errorf("export of the forgotten session: %d", status)
 	}
 }

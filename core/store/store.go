@@ -118,9 +118,11 @@ type Store struct {
 	// of a re-open that failed.
 	shared       bool
 	gate, writer *lockFile
-	exclusive    atomic.Bool
-	upgrade      func() error
-	broken       error
+	// knock is the file waiters hold while they wait (see [Store.Knocked]).
+	knock     *knockFile
+	exclusive atomic.Bool
+	upgrade   func() error
+	broken    error
 
 	// filled counts the bytes by which this handle's transactions that
 	// filled their leaves grew the file's data (see [Store.FilledGrowth]).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -19,6 +20,11 @@ type Memory interface {
 	Recall(ctx context.Context, q core.Query) (*core.Results, error)
 	RecallByID(ctx context.Context, ns, id string, window int) ([]core.Hit, error)
 	Ingest(ctx context.Context, msgs []core.Message) (engine.IngestResult, error)
+	Sessions(ctx context.Context, ns string) ([]engine.SessionInfo, error)
+	SessionTurns(ctx context.Context, ns, session string, n int) ([]core.Chunk, error)
+	Forget(ctx context.Context, opts engine.ForgetOptions) (engine.ForgetResult, error)
+	Export(ctx context.Context, w io.Writer, opts engine.ExportOptions) (int, error)
+	EmbedderInfo() core.EmbedderInfo
 }
 
 var _ Memory = (*engine.Engine)(nil)
@@ -76,6 +82,11 @@ type Options struct {
 	// RememberSession is the session remember writes to when the call
 	// names none; default "memory".
 	RememberSession string
+	// Manage adds the tools that look at memory as a whole: list_sessions,
+	// memory_stats, resolve_time and export_session.
+	Manage bool
+	// Forget adds forget_memory.
+	Forget bool
 	// DefaultTopK (default 5) and MaxTopK (default 50) bound top_k.
 	DefaultTopK, MaxTopK int
 	// DefaultContext is context_window when a call leaves it out;
@@ -128,10 +139,13 @@ type Result struct {
 	// Text is what the LLM should read.
 	Text string `json:"text"`
 	// Recall is set by recall_memory, Turns by recall_by_id, Stored by
-	// remember.
+	// remember, and Data, the structured result, by every other tool: a
+	// [*SessionList], [*NamespaceStats], [*TimeRange], [*SessionExport] or
+	// [*engine.ForgetResult].
 	Recall *core.Results `json:"-"`
 	Turns  []core.Hit    `json:"-"`
 	Stored *Stored       `json:"-"`
+	Data   any           `json:"-"`
 }
 
 // Stored reports what remember stored.
@@ -197,7 +211,10 @@ func (d *Dispatcher) call(ctx context.Context, name string, raw []byte) (*Result
 		}
 		return &Result{Tool: name, Text: FormatStored(st), Stored: st}, nil
 	}
-	names := make([]string, 0, 3)
+	if r, ok, err := d.callManage(ctx, name, raw); ok {
+		return r, err
+	}
+	names := make([]string, 0, 8)
 	for _, t := range d.Tools() {
 		names = append(names, t.Name)
 	}

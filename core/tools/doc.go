@@ -1,5 +1,6 @@
 // Package tools gives an LLM loop HuiMemory's tools: recall_memory,
-// recall_by_id and remember, their schemas in the OpenAI, Anthropic and MCP
+// recall_by_id and remember, list_sessions, memory_stats, resolve_time,
+// export_session and forget_memory, their schemas in the OpenAI, Anthropic and MCP
 // forms, a [Dispatcher] that runs a tool call and returns the text the LLM
 // should read, and the memory-rules system prompt in Chinese and English.
 //

@@ -1,11 +1,13 @@
 package tools
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/engine"
 	"github.com/huimemory/huimemory/internal/render"
 )
 
@@ -111,4 +113,94 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// forgetListed bounds the messages [FormatForget] lists.
+const forgetListed = 20
+
+// FormatForget renders what forget_memory did or, in a dry run, would do.
+func FormatForget(r *engine.ForgetResult) string {
+	var b strings.Builder
+	n, s := len(r.Messages), len(r.Sessions)
+	switch {
+	case n == 0:
+		b.WriteString("Nothing matches: no message was forgotten.\n")
+		return b.String()
+	case r.DryRun:
+		fmt.Fprintf(&b, "Dry run: forgetting would remove %d %s from %d %s. Nothing was changed.\n", n, plural(n, "message", "messages"), s, plural(s, "session", "sessions"))
+	default:
+		fmt.Fprintf(&b, "Forgot %d %s from %d %s for good (%d %s removed, %d re-cut).\n", n, plural(n, "message", "messages"), s, plural(s, "session", "sessions"),
+			r.ChunksRemoved, plural(r.ChunksRemoved, "turn", "turns"), r.ChunksChanged)
+	}
+	for i, m := range r.Messages {
+		if i == forgetListed {
+			fmt.Fprintf(&b, "… and %d more\n", n-i)
+			break
+		}
+		who := cmp.Or(m.Speaker, m.Role)
+		fmt.Fprintf(&b, "- %s %s %s: %s\n", m.Session, m.Time.Format("2006-01-02 15:04"), who, m.Preview)
+	}
+	if r.DryRun {
+		b.WriteString("To forget them, call forget_memory again with the same selector and without dry_run, once the user confirms.\n")
+	}
+	return b.String()
+}
+
+// FormatSessions renders list_sessions' result.
+func FormatSessions(l *SessionList) string {
+	var b strings.Builder
+	if l.Total == 0 {
+		fmt.Fprintf(&b, "No sessions in namespace %s match.\n", l.Namespace)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d %s in namespace %s, newest first", l.Total, plural(l.Total, "session", "sessions"), l.Namespace)
+	if len(l.Sessions) < l.Total {
+		fmt.Fprintf(&b, " (the newest %d)", len(l.Sessions))
+	}
+	b.WriteString(":\n")
+	for _, s := range l.Sessions {
+		closed := ""
+		if s.Closed {
+			closed = ", closed"
+		}
+		fmt.Fprintf(&b, "- %s: %s .. %s, %d %s in %d %s%s\n", s.Session, s.First.Format("2006-01-02 15:04"), s.Last.Format("2006-01-02 15:04"),
+			s.Messages, plural(s.Messages, "message", "messages"), s.Chunks, plural(s.Chunks, "turn", "turns"), closed)
+	}
+	b.WriteString("Call export_session with a session id to read it.\n")
+	return b.String()
+}
+
+// FormatStats renders memory_stats' result.
+func FormatStats(s *NamespaceStats) string {
+	if s.Sessions == 0 {
+		return fmt.Sprintf("Namespace %s holds nothing yet (embedder %s).\n", s.Namespace, s.Embedder)
+	}
+	return fmt.Sprintf("Namespace %s holds %d %s in %d %s and %d %s, from %s to %s (embedder %s).\n",
+		s.Namespace, s.Messages, plural(s.Messages, "message", "messages"), s.Sessions, plural(s.Sessions, "session", "sessions"),
+		s.Chunks, plural(s.Chunks, "turn", "turns"), s.First.Format("2006-01-02 15:04 -07:00"), s.Last.Format("2006-01-02 15:04 -07:00"), s.Embedder)
+}
+
+// FormatTime renders resolve_time's result.
+func FormatTime(r *TimeRange) string {
+	start, _ := time.Parse(time.RFC3339, r.Start)
+	end, _ := time.Parse(time.RFC3339, r.End)
+	s := fmt.Sprintf("%q means %s (%s to %s, granularity %s).\n", r.Text, FormatRange(start, end), cmp.Or(r.Start, "open"), r.End, r.Granularity)
+	if r.Fuzzy {
+		s += "It is vague: recall_memory searches it one week at a time, newest first.\n"
+	}
+	return s
+}
+
+// FormatExport renders export_session's result.
+func FormatExport(x *SessionExport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Session %s (namespace %s), %d %s", x.Session, x.Namespace, x.Messages, plural(x.Messages, "message", "messages"))
+	if x.Format == ExportJSONL {
+		b.WriteString(" as JSON Lines:\n\n")
+		b.WriteString(x.JSONL)
+		return b.String()
+	}
+	fmt.Fprintf(&b, " in %d %s:\n\n", len(x.hits), plural(len(x.hits), "turn", "turns"))
+	render.Chunks(&b, x.hits)
+	return b.String()
 }

@@ -11,6 +11,13 @@ const (
 	RecallMemory = "recall_memory"
 	RecallByID   = "recall_by_id"
 	Remember     = "remember"
+
+	// The tools that look after memory ([Options.Manage], [Options.Forget]).
+	ListSessions  = "list_sessions"
+	MemoryStats   = "memory_stats"
+	ResolveTime   = "resolve_time"
+	ExportSession = "export_session"
+	ForgetMemory  = "forget_memory"
 )
 
 // Tool is one tool: its name, a description that teaches an LLM how to use
@@ -96,9 +103,22 @@ const byIDDescription = `Fetch one conversation turn from HuiMemory by its id, v
 
 const rememberDescription = `Store a message in HuiMemory's long-term memory, verbatim, so that recall_memory can find it later. Use it for facts, preferences and decisions the user wants remembered.`
 
+const sessionsDescription = `List the conversations (sessions) HuiMemory holds, newest first, with when each began and ended and how many messages it has. Use it to see what is in memory, or to find a session to read with export_session.`
+
+const statsDescription = `Count what HuiMemory holds: sessions, messages and turns, and the time of the oldest and newest message.`
+
+const timeDescription = `Resolve a time phrase, Chinese or English ("上周三下午", "last week", "前段时间", "2026-04-06"), to the exact range recall_memory would search, in the memory's time zone. Vague phrases are marked fuzzy: recall searches them one week at a time, newest first. recall_memory understands time phrases by itself; use this to check or show what a phrase means.`
+
+const exportDescription = `Read one whole conversation (session) from HuiMemory, verbatim and in order: format "turns" (the default) gives each turn under its anchor [id:… | prev: … | next: …]; format "jsonl" gives the generic JSON Lines that "huimem ingest" reads. Session ids come from list_sessions or from the session of a recall_memory hit.`
+
+const forgetDescription = `Forget messages from HuiMemory for good: their text leaves every file of the memory and cannot be recalled again. Select exactly one of: id (the messages of one turn), session (a whole conversation), filter_expr (every turn matching a filter, such as "speaker = 'Bob' AND timestamp < '2026-01-01'"), or all_namespace. Only forget what the user asked to forget. Call it first with "dry_run": true, show the user what would go, and forget only once they confirm.`
+
 // Definitions returns the tools a dispatcher with these options serves:
-// recall_memory and recall_by_id, and remember when opts.Remember is set.
-// recall_memory takes a "namespace" argument only with opts.AllowNamespace.
+// recall_memory and recall_by_id; remember when opts.Remember is set;
+// list_sessions, memory_stats, resolve_time and export_session when
+// opts.Manage is; forget_memory when opts.Forget is. The tools that read
+// or write a namespace take a "namespace" argument only with
+// opts.AllowNamespace.
 func Definitions(opts Options) []Tool {
 	recallProps := map[string]any{
 		"query":          map[string]any{"type": "string", "description": "What to look for: keywords or a question, optionally with a time phrase such as \"last week\" or \"上周三下午\"."},
@@ -127,10 +147,45 @@ func Definitions(opts Options) []Tool {
 			"time":    map[string]any{"type": "string", "description": "When it was said, RFC 3339 (default now)."},
 		}, "text")})
 	}
+	ns := func(props map[string]any) map[string]any {
+		if opts.AllowNamespace {
+			props["namespace"] = map[string]any{"type": "string", "description": "The memory namespace (default: the caller's own)."}
+		}
+		return props
+	}
+	if opts.Manage {
+		out = append(out,
+			Tool{Name: ListSessions, Description: sessionsDescription, Parameters: object(ns(map[string]any{
+				"limit":  map[string]any{"type": "integer", "minimum": 1, "maximum": MaxSessions, "description": fmt.Sprintf("How many sessions to list, newest first (default %d).", DefaultSessions)},
+				"since":  map[string]any{"type": "string", "description": "Only sessions with messages at or after this time: a date, a date and time, or a phrase such as \"last week\"."},
+				"before": map[string]any{"type": "string", "description": "Only sessions with messages before this time, in the same forms as since."},
+			}))},
+			Tool{Name: MemoryStats, Description: statsDescription, Parameters: object(ns(map[string]any{}))},
+			Tool{Name: ResolveTime, Description: timeDescription, Parameters: object(map[string]any{
+				"phrase": map[string]any{"type": "string", "description": "The time phrase, alone or inside a question."},
+				"now":    map[string]any{"type": "string", "description": "The reference time, RFC 3339 (default now)."},
+			}, "phrase")},
+			Tool{Name: ExportSession, Description: exportDescription, Parameters: object(ns(map[string]any{
+				"session": map[string]any{"type": "string", "description": "The session id."},
+				"format":  map[string]any{"type": "string", "enum": []string{ExportTurns, ExportJSONL}, "description": "turns (default) or jsonl."},
+			}), "session")})
+	}
+	if opts.Forget {
+		out = append(out, Tool{Name: ForgetMemory, Description: forgetDescription, Parameters: object(ns(map[string]any{
+			"id":            map[string]any{"type": "string", "description": "Forget the messages of this turn (an anchor's id)."},
+			"session":       map[string]any{"type": "string", "description": "Forget every message of this session."},
+			"filter_expr":   map[string]any{"type": "string", "description": "Forget the turns that match this filter, in recall_memory's filter syntax."},
+			"all_namespace": map[string]any{"type": "boolean", "description": "Forget everything in the namespace."},
+			"dry_run":       map[string]any{"type": "boolean", "description": "List what would be forgotten and change nothing (default false)."},
+		}))})
+	}
 	return out
 }
 
 func object(props map[string]any, required ...string) map[string]any {
+	if required == nil {
+		required = []string{} // never null: schema validators reject it
+	}
 	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
 }
 

@@ -223,14 +223,21 @@ func FuzzToolsDecodeRecall(f *testing.F) {
 // TestSchemas checks each format's shape, that every schema is a JSON
 // Schema object the decoders agree with, and which tools the options add.
 func TestToolsSchemas(t *testing.T) {
-	for _, opts := range []tools.Options{{}, {AllowNamespace: true, Remember: true, MaxTopK: 20, MaxContext: 3}} {
+	for _, opts := range []tools.Options{{}, {AllowNamespace: true, Remember: true, MaxTopK: 20, MaxContext: 3},
+		{Manage: true, Forget: true}, {AllowNamespace: true, Manage: true}} {
 		defs := tools.Definitions(opts)
 		wantNames := []string{tools.RecallMemory, tools.RecallByID}
 		if opts.Remember {
 			wantNames = append(wantNames, tools.Remember)
 		}
+		if opts.Manage {
+			wantNames = append(wantNames, tools.ListSessions, tools.MemoryStats, tools.ResolveTime, tools.ExportSession)
+		}
+		if opts.Forget {
+			wantNames = append(wantNames, tools.ForgetMemory)
+		}
 		for _, f := range tools.Formats {
-			t.Run(fmt.Sprintf("%s/remember=%v", f, opts.Remember), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/remember=%v/manage=%v/ns=%v", f, opts.Remember, opts.Manage, opts.AllowNamespace), func(t *testing.T) {
 				data, err := tools.SchemasJSON(defs, f)
 				if err != nil {
 					t.Fatal(err)
@@ -249,7 +256,8 @@ func TestToolsSchemas(t *testing.T) {
 					checkObjectSchema(t, name, params)
 					checkDecoderAgrees(t, name, params, opts.AllowNamespace)
 					props := params["properties"].(map[string]any)
-					if _, ok := props["namespace"]; ok != (opts.AllowNamespace && name == tools.RecallMemory) {
+					nsTool := name != tools.RecallByID && name != tools.Remember && name != tools.ResolveTime
+					if _, ok := props["namespace"]; ok != (opts.AllowNamespace && nsTool) {
 						t.Errorf("%s: namespace argument present = %v with AllowNamespace %v", name, ok, opts.AllowNamespace)
 					}
 					if name == tools.RecallMemory {
@@ -329,7 +337,7 @@ func checkObjectSchema(t *testing.T, name string, s map[string]any) {
 		t.Errorf("%s: additionalProperties %v, want false", name, s["additionalProperties"])
 	}
 	props, ok := s["properties"].(map[string]any)
-	if !ok || len(props) == 0 {
+	if !ok || len(props) == 0 && name != tools.MemoryStats {
 		t.Fatalf("%s: properties %v", name, s["properties"])
 	}
 	for pname, p := range props {
@@ -339,7 +347,7 @@ func checkObjectSchema(t *testing.T, name string, s map[string]any) {
 			continue
 		}
 		typ, _ := p["type"].(string)
-		if !slices.Contains([]string{"string", "integer"}, typ) {
+		if !slices.Contains([]string{"string", "integer", "boolean"}, typ) {
 			t.Errorf("%s.%s: type %q", name, pname, typ)
 		}
 		if d, _ := p["description"].(string); d == "" {
@@ -353,9 +361,15 @@ func checkObjectSchema(t *testing.T, name string, s map[string]any) {
 			}
 		}
 	}
+	// The tools that act on one thing require it; the listing ones
+	// require nothing, but still say so with an empty list, never null.
+	wantRequired := 1
+	if slices.Contains([]string{tools.ListSessions, tools.MemoryStats, tools.ForgetMemory}, name) {
+		wantRequired = 0
+	}
 	req, ok := s["required"].([]any)
-	if !ok || len(req) != 1 {
-		t.Fatalf("%s: required %v, want one argument", name, s["required"])
+	if !ok || len(req) != wantRequired {
+		t.Fatalf("%s: required %v, want %d arguments", name, s["required"], wantRequired)
 	}
 	for _, r := range req {
 		if _, ok := props[r.(string)]; !ok {
@@ -373,6 +387,8 @@ func checkDecoderAgrees(t *testing.T, name string, s map[string]any, allowNS boo
 		switch p.(map[string]any)["type"] {
 		case "integer":
 			args[pname] = 1
+		case "boolean":
+			args[pname] = true
 		default:
 			args[pname] = "user"
 		}
@@ -386,6 +402,18 @@ func checkDecoderAgrees(t *testing.T, name string, s map[string]any, allowNS boo
 		_, err = tools.DecodeByID(raw, tools.DialectTool, allowNS)
 	case tools.Remember:
 		_, err = tools.DecodeRemember(raw, tools.DialectTool, allowNS)
+	case tools.ListSessions:
+		_, err = tools.DecodeSessions(raw, tools.DialectTool, allowNS)
+	case tools.MemoryStats:
+		_, err = tools.DecodeStats(raw, tools.DialectTool, allowNS)
+	case tools.ResolveTime:
+		_, err = tools.DecodeTime(raw, tools.DialectTool)
+	case tools.ExportSession:
+		_, err = tools.DecodeExport(raw, tools.DialectTool, allowNS)
+	case tools.ForgetMemory:
+		_, err = tools.DecodeForget(raw, tools.DialectTool, allowNS)
+	default:
+		t.Errorf("%s: no decoder checked", name)
 	}
 	if err != nil {
 		t.Errorf("%s: the decoder rejects the schema's own arguments %s: %v", name, raw, err)

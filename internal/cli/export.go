@@ -16,10 +16,11 @@ func (a *App) exportCmd() *cobra.Command {
 	var opts engine.ExportOptions
 	var out string
 	cmd := &cobra.Command{
-		Use:   "export [-n NS | --all] [-o FILE]",
+		Use:   "export [-n NS [--session S] | --all] [-o FILE]",
 		Short: "Write a namespace's messages (or all) as generic JSONL",
 		Long: `Write the messages of one namespace (-n, default the default namespace),
-or of every namespace with --all, as the generic JSONL that "huimem ingest"
+or of every namespace with --all, or one session of a namespace with
+--session, as the generic JSONL that "huimem ingest"
 reads: one message a line with its session, time (RFC 3339, nanoseconds,
 original offset), role, speaker, text verbatim, ref and namespace.
 Messages of sealed weeks are included. Ingesting the export into a fresh
@@ -32,6 +33,9 @@ or a pipe (/dev/stdout, a FIFO) is written in place.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.All && opts.Namespace != "" {
 				return Usagef("export: give -n or --all, not both")
+			}
+			if opts.All && opts.Session != "" {
+				return Usagef("export: --session exports one session of one namespace; drop --all")
 			}
 			e, _, err := a.open(cmd.Context(), engine.Options{})
 			if err != nil {
@@ -73,6 +77,7 @@ or a pipe (/dev/stdout, a FIFO) is written in place.`,
 	}
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "", "namespace to export")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "export every namespace")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "export only this session of the namespace")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE (atomically) instead of stdout")
 	return cmd
 }

@@ -19,23 +19,25 @@ import (
 
 func (a *App) mcpCmd() *cobra.Command {
 	var ns, mode string
-	var noRemember bool
+	var noRemember, noForget, readOnly bool
 	cmd := &cobra.Command{
-		Use:   "mcp [--namespace NS] [--no-remember]",
-		Short: "Serve recall_memory, recall_by_id and remember to an MCP host over stdio",
+		Use:   "mcp [--namespace NS] [--no-remember] [--no-forget] [--read-only]",
+		Short: "Serve HuiMemory's tools to an MCP host over stdio",
 		Long: `Serve HuiMemory's tools over the Model Context Protocol on stdin and stdout,
 for an MCP host (Claude Desktop, Claude Code, an IDE) that starts this command.
 
-The tools are recall_memory, recall_by_id and, unless --no-remember is given,
-remember; their schemas are those "huimem tools --format mcp" prints. Every
-call reads and writes the one namespace --namespace names (default: the
-default namespace). The server runs until the host closes stdin or sends
-SIGTERM or SIGINT, then closes the home cleanly. Stdout carries the protocol
-only; messages go to stderr.
+The tools are recall_memory, recall_by_id, list_sessions, memory_stats,
+resolve_time and export_session, which only read, and remember and
+forget_memory, which write; --no-remember and --no-forget leave those two
+out, and --read-only both. Their schemas are those "huimem tools --format
+mcp --all" prints. Every call reads and writes the one namespace --namespace
+names (default: the default namespace). The server runs until the host
+closes stdin or sends SIGTERM or SIGINT, then closes the home cleanly.
+Stdout carries the protocol only; messages go to stderr.
 
-The home stays open, and so locked, while the server runs: other huimem
-commands on the same home wait for it. To share one home between several
-hosts, run "huimem serve" and point them at its /mcp endpoint instead.
+The home is opened with shared access: other huimem commands, servers and
+hosts' "huimem mcp" can use it at the same time, and a write waits at most
+storage.lock_wait for another process's write.
 
 A host's configuration, for example Claude Desktop's:
   {"mcpServers": {"huimemory": {"command": "huimem", "args": ["mcp", "--home", "/path/to/home"]}}}`,
@@ -52,7 +54,9 @@ A host's configuration, for example Claude Desktop's:
 			}
 			d := tools.New(e, tools.Options{
 				Namespace:   ns,
-				Remember:    !noRemember,
+				Remember:    !noRemember && !readOnly,
+				Manage:      true,
+				Forget:      !noForget && !readOnly,
 				DefaultTopK: min(cfg.Retriever.TopK, tools.DefaultMaxTopK),
 				Location:    cfg.Time.Location(),
 			})
@@ -78,7 +82,9 @@ A host's configuration, for example Claude Desktop's:
 		},
 	}
 	cmd.Flags().StringVarP(&ns, "namespace", "n", "", "namespace every tool call reads and writes (default: the default namespace)")
-	cmd.Flags().BoolVar(&noRemember, "no-remember", false, "serve only the read-only tools, without remember")
+	cmd.Flags().BoolVar(&noRemember, "no-remember", false, "leave out remember")
+	cmd.Flags().BoolVar(&noForget, "no-forget", false, "leave out forget_memory")
+	cmd.Flags().BoolVar(&readOnly, "read-only", false, "serve only the tools that read: no remember, no forget_memory")
 	cmd.Flags().StringVar(&mode, "mode", "", "enhance (the recall tools) or takeover (also memory_append, memory_context, memory_sessions, memory_close_session); default the config's mode")
 	return cmd
 }
@@ -86,7 +92,7 @@ A host's configuration, for example Claude Desktop's:
 // serveMCP serves d over the app's stdin and stdout until the client
 // closes stdin or ctx ends (SIGTERM, SIGINT); either is a clean stop.
 func (a *App) serveMCP(ctx context.Context, d *tools.Dispatcher, home string, ext ...mcpserver.Extension) error {
-	names := make([]string, 0, 3)
+	names := make([]string, 0, 8)
 	for _, t := range d.Tools() {
 		names = append(names, t.Name)
 	}

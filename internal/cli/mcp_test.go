@@ -97,7 +97,7 @@ var prevRE = regexp.MustCompile(`\[id:(\w+) \| prev: (\w+) \|`)
 // remembered, and a bad call.
 func exerciseMCP(t *testing.T, cs *mcp.ClientSession) {
 	t.Helper()
-	want := []string{tools.RecallByID, tools.RecallMemory, tools.Remember}
+	want := []string{tools.ExportSession, tools.ForgetMemory, tools.ListSessions, tools.MemoryStats, tools.RecallByID, tools.RecallMemory, tools.Remember, tools.ResolveTime}
 	if diff := cmp.Diff(want, toolNames(t, cs)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
@@ -151,7 +151,7 @@ func TestMCPStdioInProcess(t *testing.T) {
 		t.Fatalf("huimem mcp exited %d: %s", code, stderr.String())
 	}
 	errs := stderr.String()
-	if !strings.Contains(errs, "huimem mcp: serving recall_memory, recall_by_id, remember on stdio") || !strings.Contains(errs, "stopping") {
+	if !strings.Contains(errs, "huimem mcp: serving recall_memory, recall_by_id, remember, list_sessions, memory_stats, resolve_time, export_session, forget_memory on stdio") || !strings.Contains(errs, "stopping") {
 		t.Errorf("stderr:\n%s", errs)
 	}
 	rememberedOnDisk(t, home)
@@ -169,7 +169,8 @@ func TestMCPStdioStopsOnCancel(t *testing.T) {
 	}()
 	cs := mcpClient(t, &mcp.IOTransport{Reader: outR, Writer: inW})
 	defer cs.Close()
-	if diff := cmp.Diff([]string{tools.RecallByID, tools.RecallMemory}, toolNames(t, cs)); diff != "" {
+	want := []string{tools.ExportSession, tools.ForgetMemory, tools.ListSessions, tools.MemoryStats, tools.RecallByID, tools.RecallMemory, tools.ResolveTime}
+	if diff := cmp.Diff(want, toolNames(t, cs)); diff != "" {
 		t.Errorf("tools with --no-remember (-want +got):\n%s", diff)
 	}
 	// Namespace alice is empty: the default namespace's turns are not hers.

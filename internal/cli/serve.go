@@ -68,7 +68,7 @@ the server down gracefully.`,
 			}
 			opts := server.Options{
 				Config: cfg.Server,
-				Tools: tools.Options{Remember: true, DefaultTopK: cfg.Retriever.TopK, DefaultContext: cfg.Retriever.ContextWindow,
+				Tools: tools.Options{Remember: true, Manage: true, Forget: true, DefaultTopK: cfg.Retriever.TopK, DefaultContext: cfg.Retriever.ContextWindow,
 					Location: cfg.Time.Location()},
 				Version: version(),
 				Logf:    a.logf,

@@ -2,22 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/huimemory/huimemory/core/tools"
 	"github.com/huimemory/huimemory/internal/render"
 	"github.com/huimemory/huimemory/timeparse"
 )
-
-// timeJSON is the JSON shape of `huimem time --json`.
-type timeJSON struct {
-	Start       string `json:"start"`
-	End         string `json:"end"`
-	Granularity string `json:"granularity"`
-	Fuzzy       bool   `json:"fuzzy"`
-	Text        string `json:"text"`
-}
 
 func (a *App) timeCmd() *cobra.Command {
 	var now string
@@ -44,13 +35,7 @@ reproducible.`,
 			if err != nil {
 				return UsageError{err}
 			}
-			out := timeJSON{
-				Start: r.Start.Format(time.RFC3339), End: r.End.Format(time.RFC3339),
-				Granularity: r.Granularity.String(), Fuzzy: r.Fuzzy, Text: r.Text,
-			}
-			if r.Start.IsZero() {
-				out.Start = "" // open: "before April 9", "截至上周五"
-			}
+			out := tools.NewTimeRange(r)
 			if asJSON {
 				return render.JSON(a.Stdout, out)
 			}
