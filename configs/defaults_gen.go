@@ -33,7 +33,15 @@ func DefaultMap() map[string]any {
 			"sha256":      "",
 		},
 		"extractors": []any{},
-		"mode":       "enhance",
+		"hooks": map[string]any{
+			"lock_wait":            "2s",
+			"namespace":            "",
+			"recall_budget_tokens": 800,
+			"recall_top_k":         3,
+			"wake_budget_tokens":   600,
+			"wake_sessions":        5,
+		},
+		"mode": "enhance",
 		"plugins": map[string]any{
 			"subprocess": false,
 			"timeout":    "60s",

@@ -32,6 +32,7 @@ type Config struct {
 	Server     ServerConfig    `mapstructure:"server" json:"server" yaml:"server"`
 	Time       TimeConfig      `mapstructure:"time" json:"time" yaml:"time"`
 	Takeover   TakeoverConfig  `mapstructure:"takeover" json:"takeover" yaml:"takeover"`
+	Hooks      HooksConfig     `mapstructure:"hooks" json:"hooks" yaml:"hooks"`
 }
 
 // TimeConfig says in which time zone times are read and shown.
@@ -310,6 +311,7 @@ func (c *Config) SetDefaults() {
 	if t.MaxToolRounds == 0 {
 		t.MaxToolRounds = 4
 	}
+	c.Hooks.setDefaults()
 }
 
 // ConfigError reports an invalid configuration value.
@@ -420,6 +422,7 @@ func (c *Config) Validate() error {
 	if c.Takeover.RecallTopK < 0 || c.Takeover.RecallTopK > 100 || c.Takeover.ProfileItems < 0 || c.Takeover.MaxToolRounds < 0 {
 		bad("takeover.recall_top_k", "recall_top_k (0..100), profile_items and max_tool_rounds must not be negative")
 	}
+	c.Hooks.validate(bad)
 	if c.Server.Token != "" && len(c.Server.Token) < 16 {
 		bad("server.token", "must be at least 16 characters")
 	}

@@ -73,6 +73,9 @@ type access struct {
 	// holds the writer lock, and why it could not take it.
 	writer  bool
 	lockErr error
+	// kept is set, under writeMu.mu, while a long-lived engine keeps the
+	// writer lock and the read-write handles between writes.
+	kept bool
 	// tempIndex is the folder of an index built because the home's own
 	// could not be used or written; removed at Close.
 	tempIndex string
@@ -97,6 +100,9 @@ func (w *writeLock) Lock() {
 	if e == nil || !(e.acc.shared || e.acc.external) || e.closed || e.st == nil {
 		return
 	}
+	if e.acc.kept {
+		return // still the writer since the last write
+	}
 	waited, err := e.st.LockWriter(context.Background())
 	e.acc.writer, e.acc.lockErr = err == nil, err
 	if err != nil {
@@ -119,15 +125,38 @@ func (w *writeLock) Unlock() {
 		}
 		e.acc.writer, e.acc.lockErr = false, nil
 	} else if e != nil && e.acc.shared {
-		if e.st != nil {
-			e.downgrade()
-			if e.acc.writer {
-				e.st.UnlockWriter()
-			}
+		if e.longLived && e.acc.writer && e.st != nil && e.st.Exclusive() && !e.closed {
+			// Keep the home until another process knocks (letGo).
+			e.acc.kept = true
+			w.mu.Unlock()
+			return
 		}
-		e.acc.writer, e.acc.lockErr = false, nil
+		e.release()
 	}
 	w.mu.Unlock()
+}
+
+// release ends a write, or what a long-lived engine kept of it: the
+// handles turn read-only and the writer lock goes. The caller holds
+// writeMu.mu.
+func (e *Engine) release() {
+	if e.st != nil {
+		e.downgrade()
+		if e.acc.writer {
+			e.st.UnlockWriter()
+		}
+	}
+	e.acc.writer, e.acc.lockErr, e.acc.kept = false, nil, false
+}
+
+// letGo gives up the home a long-lived engine kept after its last write,
+// because another process waits for it.
+func (e *Engine) letGo() {
+	e.writeMu.mu.Lock()
+	defer e.writeMu.mu.Unlock()
+	if e.acc.kept && !e.closed {
+		e.release()
+	}
 }
 
 // openShared opens the home with [AccessShared].
@@ -389,6 +418,9 @@ func (e *Engine) startYield() {
 			}
 			if e.st.WriterWaiting() {
 				e.yield()
+			}
+			if e.longLived && e.st.Exclusive() && e.st.Knocked() {
+				e.letGo()
 			}
 		}
 	}()

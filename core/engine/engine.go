@@ -57,6 +57,17 @@ type Options struct {
 	// home's files, shared with other processes (backend.go).
 	// Access is then ignored. Transcripts are still written in the home.
 	Backend *Backend
+	// LongLived is for a process that serves many requests (huimem serve,
+	// huimem mcp). It keeps the store pages a search reads resident,
+	// where a one-shot command lets them go after each search to stay
+	// small (vectorcodes.go): letting pages go costs a system call per
+	// search and a page fault for each page read again, about a third of
+	// the CPU of a server under load, while the pages are in the page
+	// cache either way. With [AccessShared] it also keeps the home open
+	// for writing after a write, so that the next write neither reopens
+	// the store and the index nor shuts readers out while it does; it
+	// lets go as soon as another process waits for the home (access.go).
+	LongLived bool
 }
 
 // Engine is an open HuiMemory home. See the package documentation.
@@ -73,6 +84,8 @@ type Engine struct {
 	vx         *vector.Index
 	// backend is Options.Backend (backend.go); nil for a home.
 	backend *Backend
+	// longLived is Options.LongLived.
+	longLived bool
 
 	// writeMu serialises writes: ingest, index sync, reindex. With
 	// [AccessShared] it also takes the home's writer lock (access.go).
@@ -107,7 +120,7 @@ const (
 // with [ErrNoParts]; plugins/host's Open builds them from cfg. If Open
 // fails, it calls opts.OnClose before returning.
 func Open(ctx context.Context, cfg core.Config, opts Options) (*Engine, error) {
-	e := &Engine{onClose: opts.OnClose}
+	e := &Engine{onClose: opts.OnClose, longLived: opts.LongLived}
 	e.writeMu.e = e
 	e.logf = func(string, ...any) {}
 	if f := opts.Logf; f != nil {

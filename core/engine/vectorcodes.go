@@ -32,9 +32,11 @@ func (e *Engine) loadVectorCodes(ns string, from, to time.Time, fn func([]byte, 
 func (e *Engine) fetchVectors(ns string, keys []vector.Key, fn func(int, []byte) error) error {
 	return e.st.View(func(tx *store.Tx) error {
 		// The candidates lie scattered over the store, and each would
-		// keep 64 KiB of its map resident: let them go in batches.
+		// keep 64 KiB of its map resident: let them go in batches,
+		// unless the process keeps them (Options.LongLived).
 		var done [][]byte
 		defer func() { tx.ReleaseVectors(done) }()
+		release := !e.longLived
 		for i, k := range keys {
 			raw := tx.VectorAt(ns, k.Time, k.ID)
 			if raw == nil {
@@ -42,6 +44,9 @@ func (e *Engine) fetchVectors(ns string, keys []vector.Key, fn func(int, []byte)
 			}
 			if err := fn(i, raw); err != nil {
 				return err
+			}
+			if !release {
+				continue
 			}
 			if done = append(done, raw); len(done) == releaseBatch {
 				tx.ReleaseVectors(done)

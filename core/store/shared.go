@@ -39,6 +39,11 @@ import (
 //     store (and the index, which the engine opens under the same locks)
 //     as it was before a write or after it, never half-way.
 //
+//   - <store>.knock tells a writer that keeps the home between writes
+//     (see [Store.Knocked]) that someone waits for it. A process holds it
+//     shared while it waits for the writer lock or the gate; the holder
+//     of both probes it and lets them go when it is held.
+//
 // Locks are always taken in the order writer, gate, store file; a
 // process never waits for the writer lock while it holds a read handle
 // that the writer it waits for would need (the engine yields its
@@ -66,6 +71,8 @@ var ErrReadOnly = errors.New("the home is read-only")
 type lockFile struct {
 	f        *os.File
 	writable bool
+	// knock, when set, is held while this process waits for l.
+	knock *knockFile
 	// mu is held while this process takes, holds or drops the flock, so
 	// that a probe ([Store.WriterWaiting]) never converts or drops a lock
 	// this process holds: flock locks belong to the open file, not to a
@@ -115,6 +122,12 @@ func (l *lockFile) acquire(ctx context.Context, exclusive bool, deadline time.Ti
 		}
 	}()
 	wait := 200 * time.Microsecond
+	knocked := false
+	defer func() {
+		if knocked {
+			l.knock.leave()
+		}
+	}()
 	for {
 		ok, err := tryFlock(l.f, exclusive)
 		if ok || err != nil {
@@ -122,6 +135,10 @@ func (l *lockFile) acquire(ctx context.Context, exclusive bool, deadline time.Ti
 		}
 		if !time.Now().Before(deadline) {
 			return false, nil
+		}
+		if !knocked && l.knock != nil {
+			l.knock.enter()
+			knocked = true
 		}
 		// Jitter keeps processes that poll together from colliding again.
 		d := min(wait+rand.N(wait), time.Until(deadline))
@@ -165,6 +182,18 @@ func openShared(path string, o Options) (*Store, error) {
 		s.gate.close()
 		return nil, err
 	}
+	if s.knock, err = openKnockFile(path + ".knock"); err != nil {
+		s.closeLocks()
+		return nil, err
+	}
+	if s.knock != nil {
+		if s.gate != nil {
+			s.gate.knock = s.knock
+		}
+		if s.writer != nil {
+			s.writer.knock = s.knock
+		}
+	}
 	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 || !s.initialised() {
 		if err := s.initialise(); err != nil {
 			s.closeLocks()
@@ -184,8 +213,13 @@ func openShared(path string, o Options) (*Store, error) {
 }
 
 // initialised reports whether the store file has its buckets, reading it
-// read-only.
+// read-only, past the gate as every reader.
 func (s *Store) initialised() bool {
+	ok, err := s.gate.acquire(context.Background(), false, time.Now().Add(s.wait()))
+	if err != nil || !ok {
+		return false
+	}
+	defer s.gate.release()
 	db, err := bolt.Open(s.path, 0o600, &bolt.Options{ReadOnly: true, Timeout: s.wait()})
 	if err != nil {
 		return false
@@ -457,4 +491,69 @@ func (s *Store) Yield(ctx context.Context, release func(), reopen func()) error 
 func (s *Store) closeLocks() {
 	s.gate.close()
 	s.writer.close()
+	if s.knock != nil {
+		s.knock.f.close()
+	}
+}
+
+// knockFile is <store>.knock: the goroutines of this process that wait
+// for a lock hold it shared, together, while any of them waits.
+type knockFile struct {
+	f       *lockFile
+	mu      sync.Mutex
+	waiters int
+}
+
+func openKnockFile(path string) (*knockFile, error) {
+	f, err := openLockFile(path)
+	if err != nil || f == nil {
+		return nil, err
+	}
+	return &knockFile{f: f}, nil
+}
+
+// enter starts a wait. The shared flock can fail only while a holder's
+// probe has it for an instant; the probe sees this process then.
+func (k *knockFile) enter() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.waiters++; k.waiters == 1 {
+		for i := 0; i < 100; i++ {
+			if ok, err := tryFlock(k.f.f, false); ok || err != nil {
+				return
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+}
+
+func (k *knockFile) leave() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.waiters--; k.waiters == 0 {
+		unflock(k.f.f)
+	}
+}
+
+// Knocked reports whether another process waits for the writer lock or
+// the gate, which this one holds: a writer that keeps the home between
+// writes (the engine's Options.LongLived) then lets them go.
+func (s *Store) Knocked() bool {
+	k := s.knock
+	if !s.shared || k == nil {
+		return false
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.waiters > 0 {
+		return false // this process waits itself
+	}
+	ok, err := tryFlock(k.f.f, true)
+	if err != nil {
+		return false
+	}
+	if ok {
+		unflock(k.f.f)
+	}
+	return !ok
 }

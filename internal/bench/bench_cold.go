@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -98,11 +97,11 @@ what is installed, so pin it (HUIMEM_EMBEDDING_NAME=hash) to compare runs.`,
 			}
 			if !cmd.Flags().Changed("beam") || cmd.Flags().Changed("chunks") || large {
 				if !cmd.Flags().Changed("beam") || cmd.Flags().Changed("chunks") {
-					for _, f := range strings.Split(sizes, ",") {
-						n, err := strconv.Atoi(strings.TrimSpace(f))
-						if err != nil || n < 100 || n > 10_000_000 {
-							return cli.Usagef("cold: --chunks %q: want sizes from 100 to 10000000", sizes)
-						}
+					list, err := chunkSizes("cold", sizes)
+					if err != nil {
+						return err
+					}
+					for _, n := range list {
 						steps = append(steps, step{chunks: n})
 					}
 				}

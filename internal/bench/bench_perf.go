@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"runtime/pprof"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,13 +31,9 @@ peak RSS. --large adds the 1M-chunk step (tens of minutes). Each size runs
 in its own process so that peak RSS is its own.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var list []int
-			for _, f := range strings.Split(sizes, ",") {
-				n, err := strconv.Atoi(strings.TrimSpace(f))
-				if err != nil || n < 100 || n > 10_000_000 {
-					return cli.Usagef("perf: --chunks %q: want sizes from 100 to 10000000, such as 10000,100000", sizes)
-				}
-				list = append(list, n)
+			list, err := chunkSizes("perf", sizes)
+			if err != nil {
+				return err
 			}
 			if large {
 				list = append(list, 1_000_000)

@@ -18,14 +18,14 @@ var Program = cli.Program{
 	Long: `huimem-bench measures HuiMemory. The quality commands (locomo, beam, zh,
 dev) ingest a benchmark's conversations into a scratch home and report
 evidence recall. The performance commands (perf, cold, ingest, serve,
-cluster, concurrent) run the huimem binary as real processes: the one next
+cluster, concurrent, hooks) run the huimem binary as real processes: the one next
 to huimem-bench, else the one on PATH, or the one --exe names.`,
 	Commands: func(c *cli.App) []*cobra.Command {
 		a := &app{c}
 		return []*cobra.Command{
 			a.benchLocomoCmd(), a.benchBeamCmd(), a.benchZhCmd(), a.benchDevCmd(),
 			a.benchPerfCmd(), a.benchColdCmd(), a.benchIngestCmd(), a.benchServeCmd(),
-			a.benchClusterCmd(), a.benchConcurrentCmd(),
+			a.benchClusterCmd(), a.benchConcurrentCmd(), a.benchHooksCmd(),
 		}
 	},
 	// The quality benchmarks fill a scratch home of their own.

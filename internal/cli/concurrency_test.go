@@ -10,28 +10,14 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/huimemory/huimemory/core/store"
 )
 
 // huimemCmd runs bin on home and returns stdout, stderr and the exit code.
 func huimemCmd(t *testing.T, env []string, bin, home string, args ...string) (string, string, int) {
 	t.Helper()
-	c := exec.Command(bin, append([]string{"--home", home}, args...)...)
-	c.Env = append(os.Environ(), env...)
-	var out, errb strings.Builder
-	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return procIn(t, bin, "", env, nil, append([]string{"--home", home}, args...)...)
 }
 
 // TestCLIBesideServe: while `huimem serve` has a home open, CLI commands on
@@ -198,15 +184,7 @@ func TestUnwritableSessions(t *testing.T) {
 func TestWriterWaitsForWriter(t *testing.T) {
 	home := ingested(t)
 	// Hold the writer lock as another huimem would, without a read handle.
-	lock, err := os.OpenFile(filepath.Join(home, store.FileName+".writer"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Skipf("flock: %v", err)
-	}
-	lock.WriteString("test holder (pid 1)\n")
+	release := holdWriterLock(t, home, "test holder (pid 1)")
 	t.Setenv("HUIMEM_STORAGE_LOCK_WAIT", "300ms")
 	_, errs, code := cli(t, home, "add", "--session", "w", "--role", "user", "first try")
 	if code != exitLocked || !strings.Contains(errs, "test holder") || !strings.Contains(errs, "storage.lock_wait") {
@@ -220,7 +198,7 @@ func TestWriterWaitsForWriter(t *testing.T) {
 	released := make(chan struct{})
 	go func() {
 		time.Sleep(300 * time.Millisecond)
-		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		release()
 		close(released)
 	}()
 	_, errs, code = cli(t, home, "add", "--session", "w", "--role", "user", "second try")

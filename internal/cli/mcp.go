@@ -48,7 +48,7 @@ A host's configuration, for example Claude Desktop's:
 					return Usagef("mcp: --namespace: %v", err)
 				}
 			}
-			e, cfg, err := a.open(cmd.Context(), engine.Options{})
+			e, cfg, err := a.open(cmd.Context(), engine.Options{LongLived: true})
 			if err != nil {
 				return err
 			}

@@ -91,6 +91,8 @@ links, so an LLM can walk a conversation with recall_by_id.`,
 			a.forgetCmd(),
 			a.exportCmd(),
 			a.migrateCmd(),
+			a.hookCmd(),
+			a.hooksCmd(),
 		}
 	},
 	Creators: map[string]bool{
@@ -98,6 +100,10 @@ links, so an LLM can walk a conversation with recall_by_id.`,
 		"ingest": true,
 		"add":    true,
 		"demo":   true,
+		// A coding agent's first capture makes the home; its MCP server
+		// may start before that.
+		"hook":      false,
+		"hooks mcp": false,
 	},
 }
 

@@ -48,7 +48,7 @@ configured, and to listen anywhere but loopback. SIGINT or SIGTERM shut
 the server down gracefully.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, cfg, err := a.openWith(cmd.Context(), engine.Options{}, func(c *core.Config) {
+			e, cfg, err := a.openWith(cmd.Context(), engine.Options{LongLived: true}, func(c *core.Config) {
 				if addr != "" {
 					c.Server.Addr = addr
 				}

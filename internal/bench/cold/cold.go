@@ -277,7 +277,16 @@ func LoadAvg() float64 {
 
 // run runs one child process and returns its cost and stdout.
 func (o Options) run(ctx context.Context, args ...string) (Proc, []byte, error) {
+	return o.runIn(ctx, "", nil, args...)
+}
+
+// runIn is run in folder dir ("" for this process's), with stdin.
+func (o Options) runIn(ctx context.Context, dir string, stdin []byte, args ...string) (Proc, []byte, error) {
 	c := exec.CommandContext(ctx, o.Exe, args...)
+	c.Dir = dir
+	if stdin != nil {
+		c.Stdin = bytes.NewReader(stdin)
+	}
 	rssFile := filepath.Join(o.Dir, "peak-rss")
 	os.Remove(rssFile)
 	c.Env = append(append(os.Environ(), o.Env...), "HUIMEM_PEAK_RSS_FILE="+rssFile)

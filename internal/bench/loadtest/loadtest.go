@@ -30,7 +30,8 @@ type Options struct {
 	Token string
 	// Requests is the total number of requests; Clients run them.
 	Requests, Clients int
-	// AppendShare is the share of appends (default 0.3); the rest recall.
+	// AppendShare is the share of appends, in [0, 1]; the rest recall. 0
+	// means recalls only.
 	AppendShare float64
 	// Sessions, when positive, spreads the appends over this many sessions
 	// shared by all clients; otherwise each client appends to its own.
@@ -150,8 +151,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Clients <= 0 || o.Requests <= 0 {
 		return nil, fmt.Errorf("loadtest: need clients and requests, got %d and %d", o.Clients, o.Requests)
 	}
-	if o.AppendShare == 0 {
-		o.AppendShare = 0.3
+	if o.AppendShare < 0 || o.AppendShare > 1 {
+		return nil, fmt.Errorf("loadtest: append share %v is not between 0 and 1", o.AppendShare)
 	}
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Minute

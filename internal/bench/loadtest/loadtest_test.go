@@ -49,10 +49,12 @@ func TestLoad(t *testing.T) {
 	for _, tt := range []struct {
 		name              string
 		servers, sessions int
+		share             float64
 		crash             bool
 	}{
-		{"one server, a session per client", 1, 0, false},
-		{"three servers, one crashes halfway, shared sessions", 3, 5, true},
+		{"one server, a session per client", 1, 0, 0.3, false},
+		{"three servers, one crashes halfway, shared sessions", 3, 5, 0.3, true},
+		{"recalls only", 1, 0, 0, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()
@@ -80,7 +82,7 @@ func TestLoad(t *testing.T) {
 				go s.Serve(ctx, cl)
 				urls = append(urls, "http://"+ln.Addr().String())
 			}
-			o := Options{URLs: urls, Requests: 300, Clients: 8, Sessions: tt.sessions, Seed: 1, Timeout: 2 * time.Minute}
+			o := Options{URLs: urls, Requests: 300, Clients: 8, AppendShare: tt.share, Sessions: tt.sessions, Seed: 1, Timeout: 2 * time.Minute}
 			if tt.crash {
 				o.Halfway = lns[1].Crash
 			}
@@ -91,8 +93,11 @@ func TestLoad(t *testing.T) {
 			if rep.Errors != 0 || len(rep.Missing) != 0 {
 				t.Fatalf("%d errors (first: %s), missing appends %v", rep.Errors, rep.FirstError, rep.Missing)
 			}
-			if rep.Recalls+rep.Appends != 300 || rep.Appends == 0 || rep.Verified != rep.Appends || len(rep.Acked) != rep.Appends {
+			if rep.Recalls+rep.Appends != 300 || (rep.Appends == 0) != (tt.share == 0) || rep.Verified != rep.Appends || len(rep.Acked) != rep.Appends {
 				t.Fatalf("report %+v", rep)
+			}
+			if rep.Recall.P50 <= 0 || rep.Recall.P99 < rep.Recall.P50 || (tt.share > 0) != (rep.Append.P50 > 0) {
+				t.Errorf("per-kind latencies: recall %+v, append %+v", rep.Recall, rep.Append)
 			}
 			wantPhases := 1
 			if tt.crash {
@@ -115,7 +120,7 @@ func TestLoad(t *testing.T) {
 			if err := in.Err(); err != nil {
 				t.Fatal(err)
 			}
-			if in.Stored != rep.Appends || in.Chunks != in.ChunksAdded || in.Chunks == 0 {
+			if in.Stored != rep.Appends || in.Chunks != in.ChunksAdded || (in.Chunks == 0) != (tt.share == 0) {
 				t.Errorf("integrity %+v", in)
 			}
 		})

@@ -41,7 +41,7 @@ func TestSharedDatabase(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dsn := pgtest.DSN(t)
 			res, err := Run(t.Context(), Options{Bin: huimem, DSN: dsn, Servers: tt.servers, Env: fast, Dir: t.TempDir()},
-				loadtest.Options{Clients: tt.clients, Requests: tt.requests, Sessions: tt.sessions, Seed: 7}, tt.kill)
+				loadtest.Options{Clients: tt.clients, Requests: tt.requests, AppendShare: 0.3, Sessions: tt.sessions, Seed: 7}, tt.kill)
 			if err != nil {
 				t.Fatal(err)
 			}
