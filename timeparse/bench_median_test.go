@@ -41,7 +41,7 @@ func benchMedian(b *testing.B, texts []string, ref time.Time) {
 }
 
 // BenchmarkParseMedianAll is BenchmarkParseMedian over both phrase tables,
-// the round-2 phrases at their own reference times.
+// those of phrasesByRef at their own reference times.
 func BenchmarkParseMedianAll(b *testing.B) {
 	loc := mustLoad(b, "Asia/Shanghai")
 	type item struct {
@@ -52,7 +52,7 @@ func BenchmarkParseMedianAll(b *testing.B) {
 	for _, tc := range phraseTable {
 		items = append(items, item{tc.text, wall(b, sundayRef, loc)})
 	}
-	for _, g := range phraseTable2 {
+	for _, g := range phrasesByRef {
 		for _, text := range g.texts {
 			items = append(items, item{text, wall(b, g.ref, loc)})
 		}

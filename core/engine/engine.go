@@ -86,6 +86,9 @@ type Engine struct {
 	backend *Backend
 	// longLived is Options.LongLived.
 	longLived bool
+	// searches, in a long-lived engine, holds a slot for each recall
+	// running (see recall.go's searchSlot); nil otherwise.
+	searches chan struct{}
 
 	// writeMu serialises writes: ingest, index sync, reindex. With
 	// [AccessShared] it also takes the home's writer lock (access.go).
@@ -121,6 +124,9 @@ const (
 // fails, it calls opts.OnClose before returning.
 func Open(ctx context.Context, cfg core.Config, opts Options) (*Engine, error) {
 	e := &Engine{onClose: opts.OnClose, longLived: opts.LongLived}
+	if opts.LongLived {
+		e.searches = make(chan struct{}, searchSlots())
+	}
 	e.writeMu.e = e
 	e.logf = func(string, ...any) {}
 	if f := opts.Logf; f != nil {

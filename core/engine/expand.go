@@ -68,8 +68,17 @@ func (e *Engine) expandOnce(ns string, hits []cand, window int) ([]core.Hit, err
 			out = append(out, h)
 			return nil
 		}
+		// The chunks first, then their messages: behind a database each
+		// step is one round trip (store.Tx.PrefetchChunks).
+		ids := make([]string, len(hits))
+		for i := range hits {
+			ids[i] = hits[i].id
+		}
+		tx.PrefetchChunks(ids)
+		var all []*store.Chunk
+		grouped := map[string]bool{}
 		for _, h := range hits {
-			if emitted[h.id] {
+			if grouped[h.id] {
 				continue
 			}
 			c, err := load(h.id)
@@ -81,9 +90,14 @@ func (e *Engine) expandOnce(ns string, hits []cand, window int) ([]core.Hit, err
 				return err
 			}
 			for _, g := range group {
-				if err := emit(g); err != nil {
-					return err
-				}
+				grouped[g.ID] = true
+			}
+			all = append(all, group...)
+		}
+		tx.PrefetchMessages(all)
+		for _, c := range all {
+			if err := emit(c); err != nil {
+				return err
 			}
 		}
 		return nil

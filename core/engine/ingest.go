@@ -114,6 +114,13 @@ type source struct {
 	// deferTidy leaves the store's compaction and the index merge to the
 	// caller, which calls [Engine.Tidy] after its last source.
 	deferTidy bool
+	// group, when set, are the files of a grouped ingest
+	// (sourcegroup.go), each recorded in the ingest's transaction as a
+	// source of its own is; the source itself names no file.
+	group []*source
+	// wrote, when set, is told what the commit wrote of each planned
+	// session; it may be told again if the transaction is retried.
+	wrote func(p *sessionPlan, changed, removed int)
 }
 
 func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
@@ -160,9 +167,7 @@ func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *sou
 	if src != nil {
 		src.stage.unpin() // the stage is published (stageindex.go)
 	}
-	for _, t := range touched {
-		e.vx.Invalidate(t.ns, t.time)
-	}
+	e.refreshVectors(touched)
 	removeTranscripts(e.sessionsRoot(), in.plans) // sessions emptied by a replace
 	for _, p := range in.plans {
 		res.ExtractFailures = append(res.ExtractFailures, p.extractFails...)
@@ -204,8 +209,13 @@ func (e *Engine) planIngest(msgs []core.Message, src *source, res *IngestResult)
 		seen := map[core.MessageKey]bool{}
 		bySession := map[[2]string][]*newMsg{}
 		var order [][2]string
+		keys := make([]core.MessageKey, len(msgs))
 		for i := range msgs {
-			k := msgs[i].Key()
+			keys[i] = msgs[i].Key()
+		}
+		tx.PrefetchMessageKeys(keys) // one round trip behind a database
+		for i := range msgs {
+			k := keys[i]
 			if seen[k] || tx.HasMessage(k) {
 				res.Duplicates++
 				res.DuplicateIndexes = append(res.DuplicateIndexes, i)
@@ -245,17 +255,29 @@ func (e *Engine) recordSource(src *source) error {
 	if src == nil {
 		return nil
 	}
-	return e.st.Update(func(tx *store.Tx) error {
-		if src.track != nil {
-			if err := src.track.write(tx, src); err != nil || src.track.forget {
-				return err
-			}
-			if err := tx.PutSourceHash(src.name, src.digest); err != nil {
+	return e.st.Update(func(tx *store.Tx) error { return recordSourceTx(tx, src) })
+}
+
+// recordSourceTx is recordSource's transaction; a group records each of
+// its files.
+func recordSourceTx(tx *store.Tx, src *source) error {
+	if src.group != nil {
+		for _, m := range src.group {
+			if err := recordSourceTx(tx, m); err != nil {
 				return err
 			}
 		}
-		return tx.PutSourceContent(src.digest)
-	})
+		return nil
+	}
+	if src.track != nil {
+		if err := src.track.write(tx, src); err != nil || src.track.forget {
+			return err
+		}
+		if err := tx.PutSourceHash(src.name, src.digest); err != nil {
+			return err
+		}
+	}
+	return tx.PutSourceContent(src.digest)
 }
 
 // prepareIngest chunks each planned session, runs the extractors and
@@ -310,6 +332,9 @@ func (e *Engine) commitIngest(in *ingestPlan, src *source, res *IngestResult) ([
 			touched = append(touched, t...)
 			res.Chunks += changed
 			res.Removed += removed
+			if src != nil && src.wrote != nil {
+				src.wrote(p, changed, removed)
+			}
 		}
 		if src != nil && src.stage != nil { // a staged ingest
 			if err := src.stage.publish(tx, res, &touched); err != nil {
@@ -326,6 +351,14 @@ func writeSource(tx *store.Tx, src *source) error {
 	if src == nil {
 		return nil
 	}
+	if src.group != nil {
+		for _, m := range src.group {
+			if err := writeSource(tx, m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if src.track != nil {
 		if err := src.track.write(tx, src); err != nil || src.track.forget {
 			return err
@@ -340,6 +373,23 @@ func writeSource(tx *store.Tx, src *source) error {
 type touchedChunk struct {
 	ns   string
 	time time.Time
+}
+
+// refreshVectors brings the vector cache up to date with the weeks a
+// commit touched: a long-lived process's cached weeks are read again
+// once, here, rather than by every search until one caches them again
+// (see core/vector's Refresh). A week it cannot read is dropped from the
+// cache, and the next search reads it from the store.
+func (e *Engine) refreshVectors(touched []touchedChunk) {
+	byNS := map[string][]time.Time{}
+	for _, t := range touched {
+		byNS[t.ns] = append(byNS[t.ns], t.time)
+	}
+	for ns, ts := range byNS {
+		if err := e.vx.Refresh(ns, ts); err != nil {
+			e.logf("huimem: warning: %v (the next search reads the week from the store)", err)
+		}
+	}
 }
 
 // writable reports why the engine cannot take writes, if it cannot.

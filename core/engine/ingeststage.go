@@ -74,12 +74,18 @@ type stageRun struct {
 	// rather than the buckets keyed by hashes (core/store/stagerun.go);
 	// they are merged before the publication.
 	hashed *store.StageRun
+	// group, when set, is the files of a grouped stage (sourcegroup.go),
+	// whose messages the stage takes in turn; nil for one file, src.
+	group *stageGroup
 }
 
 // ingestStaged ingests a new source (one that holds no messages yet)
 // batch by batch under a stage, then publishes it. first is the first
-// batch, next yields the rest. The caller does not hold writeMu.
-func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []core.Message, next func() (core.Message, error, bool), limit int, deferTidy bool) (IngestResult, error) {
+// batch, next yields the rest. With group set, the messages are those of
+// several new files, and the stage, named after the first (abs, digest),
+// publishes them all (sourcegroup.go). The caller does not hold writeMu
+// (nor does it with a group: its feed takes the files in turn).
+func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []core.Message, next func() (core.Message, error, bool), limit int, deferTidy bool, group *stageGroup) (IngestResult, error) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	if err := e.writable(); err != nil {
@@ -90,7 +96,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	}
 	defer beginBulkGC()()                            // see ingestgc.go
 	defer every(storeReleaseTick, e.releaseMapped)() // see release.go
-	run := &stageRun{src: abs, base: e.TidyBase(), indexable: e.stageIndexable()}
+	run := &stageRun{src: abs, base: e.TidyBase(), indexable: e.stageIndexable(), group: group}
 	err := e.st.Update(func(tx *store.Tx) error {
 		var err error
 		run.info, err = tx.BeginStage(abs, digest)
@@ -134,7 +140,13 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	// Publish: the messages for sessions that existed go in by the
 	// ordinary path, in the same transaction as the stage's publication.
 	src := &source{name: abs, digest: digest, track: &tracking{drop: map[core.MessageKey]bool{}}, stage: run, deferTidy: deferTidy}
+	if group != nil {
+		src = group.source(run, deferTidy)
+	}
 	r, err := e.ingestLocked(ctx, run.deferred, src)
+	if group != nil {
+		group.finish(r)
+	}
 	res := run.res
 	res.Messages += r.Messages
 	res.Added += r.Added
@@ -276,15 +288,19 @@ func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Mess
 	run.res.Sessions += b.newSessions
 	for _, p := range b.plans {
 		run.res.ExtractFailures = append(run.res.ExtractFailures, p.extractFails...)
+		run.group.wrote(p)
 	}
 	return nil
 }
 
 // stagedBatch is what one batch of a staged ingest writes.
 type stagedBatch struct {
-	plans    []*sessionPlan
-	fresh    []*newMsg
-	claims   []core.MessageKey
+	plans  []*sessionPlan
+	fresh  []*newMsg
+	claims []core.MessageKey
+	// claimers name the source of each of claims in a grouped stage
+	// (nil: the stage's source).
+	claimers []string
 	baseSeq  uint64
 	deferred []core.Message // messages of sessions stored before the stage
 	dups     int
@@ -297,26 +313,53 @@ type stagedBatch struct {
 // planStagedBatch works out, in a read transaction, the batch's new
 // messages, the sessions they go to (those stored before the stage are
 // deferred to the publishing transaction), and the source's claims.
+//
+// In a grouped stage each message is its file's (run.group), and so is
+// its claim. The batch writes the claims on the messages the stage
+// stores; those on messages stored before, or deferred, are written
+// with their files' records at the publication, as their file would
+// write them: a discard finds a claim of the stage only by its run or by
+// the staged message it claims (store.Tx.DiscardStage), and a claim of a
+// file that was never published must not stay.
 func (e *Engine) planStagedBatch(tx *store.Tx, run *stageRun, msgs []core.Message, b *stagedBatch) error {
 	b.baseSeq = tx.Seq()
-	seen := map[core.MessageKey]bool{}
+	seen := map[core.MessageKey]claimWhen{}
 	bySession := map[[2]string][]*newMsg{}
 	staged := map[[2]string]*store.StagedSession{}
 	deferSession := map[[2]string]bool{}
 	var order [][2]string
 	for i := range msgs {
+		f := run.group.owner() // nil for one file
 		k := msgs[i].Key()
-		if seen[k] {
+		if when, ok := seen[k]; ok {
 			b.dups++
+			if f != nil { // the file claims it too
+				b.claim(f, k, when)
+				f.dups++
+			}
 			continue
 		}
-		seen[k] = true
 		has := tx.HasMessage(k)
+		when := claimNever
 		if !has || len(tx.MessageClaimers(k)) > 0 {
-			b.claims = append(b.claims, k)
+			when = claimNow
 		}
 		if has {
+			switch {
+			case f == nil:
+			case tx.StagedInRun(k):
+				// An earlier batch's file stored it: its claim is
+				// in the run, where MessageClaimers does not look.
+				when = claimNow
+			case when == claimNow:
+				when = claimLate
+			}
+			seen[k] = when
+			b.claim(f, k, when)
 			b.dups++
+			if f != nil {
+				f.dups++
+			}
 			continue
 		}
 		sk := [2]string{msgs[i].Namespace, msgs[i].Session}
@@ -343,8 +386,19 @@ func (e *Engine) planStagedBatch(tx *store.Tx, run *stageRun, msgs []core.Messag
 			}
 		}
 		if deferSession[sk] {
+			if f != nil {
+				when = claimLate
+				run.group.deferMsg(f, sk)
+			}
+			seen[k] = when
+			b.claim(f, k, when)
 			b.deferred = append(b.deferred, msgs[i])
 			continue
+		}
+		seen[k] = when
+		b.claim(f, k, when)
+		if f != nil {
+			run.group.addMsg(f, sk)
 		}
 		nm := &newMsg{msg: msgs[i], key: k, seq: b.baseSeq + uint64(len(b.fresh)) + 1, lines: transcript.TextLines(msgs[i].Text)}
 		b.fresh = append(b.fresh, nm)
@@ -368,6 +422,30 @@ func (e *Engine) planStagedBatch(tx *store.Tx, run *stageRun, msgs []core.Messag
 		b.plans = append(b.plans, p)
 	}
 	return nil
+}
+
+// claimWhen says when a staged message's claim is written.
+type claimWhen int
+
+const (
+	claimNever claimWhen = iota // a message stored before, which no tracked source claims
+	claimNow                    // by the batch
+	claimLate                   // at the publication, with the file's record (grouped stages)
+)
+
+// claim adds file f's claim on k (f nil: the stage's source's) to the
+// batch or, late, to the file's.
+func (b *stagedBatch) claim(f *groupFile, k core.MessageKey, when claimWhen) {
+	switch {
+	case when == claimNever:
+	case f == nil:
+		b.claims = append(b.claims, k)
+	case when == claimNow:
+		b.claims = append(b.claims, k)
+		b.claimers = append(b.claimers, f.r.abs)
+	default:
+		f.late = append(f.late, k)
+	}
 }
 
 // commitStagedBatch writes the batch into the stage in one transaction;
@@ -395,8 +473,12 @@ func (e *Engine) commitStagedBatch(run *stageRun, b *stagedBatch) error {
 				return fmt.Errorf("writing session %q: %w", p.session, err)
 			}
 		}
-		for _, k := range b.claims {
-			if err := tx.ClaimMessage(run.src, k); err != nil {
+		for i, k := range b.claims {
+			src := run.src
+			if b.claimers != nil {
+				src = b.claimers[i]
+			}
+			if err := tx.ClaimMessage(src, k); err != nil {
 				return err
 			}
 		}

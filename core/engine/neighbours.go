@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/filter"
@@ -34,7 +35,12 @@ const nextShare = 0.5
 // heads reads the head (links, namespace, time) of each chunk in ids that
 // is stored into hs; ids already in hs are skipped.
 func (e *Engine) heads(hs map[string]store.ChunkHead, ids []string) error {
+	missing := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { _, ok := hs[id]; return ok })
+	if len(missing) == 0 {
+		return nil
+	}
 	return e.st.View(func(tx *store.Tx) error {
+		tx.PrefetchChunks(missing)
 		for _, id := range ids {
 			if _, ok := hs[id]; ok {
 				continue

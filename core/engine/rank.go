@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/core/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // relevance scores chunks against one query on an absolute scale, the
@@ -83,6 +85,11 @@ func (e *Engine) newRelevance(ctx context.Context, ix Lexical, text string) (*re
 
 // of returns the relevance of each chunk in ids, in [0, 1].
 func (r *relevance) of(ctx context.Context, ids []string) ([]float64, error) {
+	return r.ofWith(ctx, ids, map[string]store.ChunkHead{})
+}
+
+// ofWith is of with the heads of some of the chunks already read into hs.
+func (r *relevance) ofWith(ctx context.Context, ids []string, hs map[string]store.ChunkHead) ([]float64, error) {
 	out := make([]float64, len(ids))
 	if r.total == 0 {
 		return out, nil
@@ -91,7 +98,7 @@ func (r *relevance) of(ctx context.Context, ids []string) ([]float64, error) {
 	// neighbour's own text is in the chunk's context. (An index built before
 	// context moved to query time also reports its ctx field as InContext,
 	// which says the same.)
-	all, hs := ids, map[string]store.ChunkHead{}
+	all := ids
 	if r.ctxW > 0 {
 		if err := r.e.heads(hs, ids); err != nil {
 			return nil, err
@@ -151,8 +158,26 @@ func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, can
 		}
 		return cands[:min(k, len(cands))], nil
 	}
-	r, err := e.newRelevance(ctx, ix, text)
-	if err != nil {
+	top := cands[:min(k, len(cands))]
+	ids := make([]string, len(top))
+	for i, c := range top {
+		ids[i] = c.id
+	}
+	// The hits' heads (their neighbours' ids) are read from the store
+	// while the index gives the terms' frequencies: behind a database,
+	// two round trips at once.
+	var r *relevance
+	var g errgroup.Group
+	g.Go(func() (err error) {
+		r, err = e.newRelevance(ctx, ix, text)
+		return err
+	})
+	hs := map[string]store.ChunkHead{}
+	var herr error
+	if *e.cfg.Retriever.ContextBoost > 0 {
+		herr = e.heads(hs, ids)
+	}
+	if err := cmp.Or(g.Wait(), herr); err != nil {
 		return nil, err
 	}
 	if r.n < minFloorChunks {
@@ -161,12 +186,7 @@ func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, can
 			floor = math.SmallestNonzeroFloat64
 		}
 	}
-	top := cands[:min(k, len(cands))]
-	ids := make([]string, len(top))
-	for i, c := range top {
-		ids[i] = c.id
-	}
-	rels, err := r.of(ctx, ids)
+	rels, err := r.ofWith(ctx, ids, hs)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -67,6 +68,11 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 	if err := e.beforeRead(ctx); err != nil {
 		return nil, err
 	}
+	release, err := e.searchSlot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	e.ixMu.RLock()
 	defer e.ixMu.RUnlock()
 	ix, err := e.indexReady()
@@ -227,4 +233,28 @@ func nsName(ns string) string {
 		return "the default namespace"
 	}
 	return fmt.Sprintf("namespace %q", ns)
+}
+
+// searchSlots is how many recalls a long-lived engine runs at once: one
+// for each processor Go schedules on, at least two. A recall is CPU
+// work from end to end (its store and index pages are resident), so
+// more at once finish no sooner: they only share the processors with
+// each other and with the commit of the appends waiting beside them,
+// whose latency grew with the recalls running (under 32 clients, a
+// commit got a twentieth of a core). Waiting recalls queue in order.
+func searchSlots() int { return max(runtime.GOMAXPROCS(0), 2) }
+
+// searchSlot waits for a slot to run a recall in, in a long-lived
+// engine, and returns the function that gives it back; it fails with
+// ctx's error if ctx ends first. Other engines run every recall at once.
+func (e *Engine) searchSlot(ctx context.Context) (func(), error) {
+	if e.searches == nil {
+		return func() {}, nil
+	}
+	select {
+	case e.searches <- struct{}{}:
+		return func() { <-e.searches }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

@@ -280,6 +280,11 @@ func fillBM25(ctx context.Context, ix Lexical, bq index.Search, pl *candPool, ne
 // the query vector qv (0 without one, or for a chunk with no vector).
 func (e *Engine) fillCosines(qv []float32, need []*cand) error {
 	return e.st.View(func(tx *store.Tx) error {
+		ids := make([]string, len(need))
+		for i, c := range need {
+			ids[i] = c.id
+		}
+		tx.PrefetchRawVectors(ids)
 		var v []float32
 		for _, c := range need {
 			raw, t := tx.RawVector(c.id)

@@ -136,26 +136,54 @@ func (t *tracking) write(tx *store.Tx, src *source) error {
 // are never removed by a re-ingest. IngestSource is safe for concurrent use;
 // writes are serialised.
 func (e *Engine) IngestSource(ctx context.Context, path string, opts SourceOptions) (SourceResult, error) {
-	res := SourceResult{IngestResult: IngestResult{Source: path}}
-	digest, err := fileDigest(path, opts.Namespace)
-	if err != nil {
-		return res, err
+	r := e.readSource(path, opts)
+	defer r.close()
+	if r.err != nil || r.res.Unchanged {
+		return r.res, r.err
+	}
+	return e.ingestRead(ctx, r, opts)
+}
+
+// sourceRead is a file [Engine.IngestSource] has begun to read: whether
+// it changed since it was last ingested, and its first batch of messages.
+type sourceRead struct {
+	path, abs, digest string
+	old               string // the digest it was last ingested with, or ""
+	res               SourceResult
+	err               error // the file cannot be read; res says how far it got
+	limit             int   // messages in a batch
+	first             []core.Message
+	more              bool // the file holds more than first
+	next              func() (core.Message, error, bool)
+	stop              func()
+}
+
+// readSource hashes the file at path, looks it up among the tracked
+// sources and, unless it is unchanged, reads its first batch.
+func (e *Engine) readSource(path string, opts SourceOptions) *sourceRead {
+	r := &sourceRead{path: path, res: SourceResult{IngestResult: IngestResult{Source: path}}, limit: opts.BatchMessages}
+	if r.limit <= 0 {
+		r.limit = DefaultBatchMessages
+	}
+	if r.digest, r.err = fileDigest(path, opts.Namespace); r.err != nil {
+		return r
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return res, fmt.Errorf("reading %s: %w", path, err)
+		r.err = fmt.Errorf("reading %s: %w", path, err)
+		return r
 	}
-	var old string
-	if err := e.st.View(func(tx *store.Tx) error { old = tx.SourceHash(abs); return nil }); err != nil {
-		return res, err
+	r.abs = abs
+	if r.err = e.st.View(func(tx *store.Tx) error { r.old = tx.SourceHash(abs); return nil }); r.err != nil {
+		return r
 	}
-	if old == digest {
-		res.Status, res.Unchanged = SourceUnchanged, true
-		return res, nil
+	if r.old == r.digest {
+		r.res.Status, r.res.Unchanged = SourceUnchanged, true
+		return r
 	}
-	res.Status = SourceNew
-	if old != "" {
-		res.Status = SourceChanged
+	r.res.Status = SourceNew
+	if r.old != "" {
+		r.res.Status = SourceChanged
 	}
 	loc := opts.Location
 	if loc == nil {
@@ -163,34 +191,42 @@ func (e *Engine) IngestSource(ctx context.Context, path string, opts SourceOptio
 	}
 	f, seq, err := formats.StreamFile(path, opts.Format, formats.Options{Namespace: opts.Namespace, Location: loc})
 	if f != nil {
-		res.Format = f.Name
+		r.res.Format = f.Name
 	}
 	if err != nil {
-		return res, err
+		r.err = err
+		return r
 	}
-	limit := opts.BatchMessages
-	if limit <= 0 {
-		limit = DefaultBatchMessages
+	r.next, r.stop = iter.Pull2(seq)
+	r.first, r.more, r.err = pullBatch(r.next, r.limit)
+	return r
+}
+
+// close lets the file go.
+func (r *sourceRead) close() {
+	if r.stop != nil {
+		r.stop()
 	}
-	next, stop := iter.Pull2(seq)
-	defer stop()
-	msgs, more, err := pullBatch(next, limit)
-	if err != nil {
-		return res, err
-	}
-	if more && old == "" {
+}
+
+// ingestRead ingests a file readSource found new or changed, on its own.
+func (e *Engine) ingestRead(ctx context.Context, r *sourceRead, opts SourceOptions) (SourceResult, error) {
+	res := r.res
+	msgs, more := r.first, r.more
+	if more && r.old == "" {
 		// A large new file goes in batch by batch, under a
 		// stage that is published at the end (ingeststage.go).
-		r, err := e.ingestStaged(ctx, abs, digest, msgs, next, limit, opts.DeferTidy)
-		res.IngestResult = r
-		res.Source = path
+		ir, err := e.ingestStaged(ctx, r.abs, r.digest, msgs, r.next, r.limit, opts.DeferTidy, nil)
+		res.IngestResult = ir
+		res.Source = r.path
 		return res, err
 	}
 	// A small file, or a changed one (whose replacement needs every
 	// message it now holds): one transaction.
 	for more {
 		var batch []core.Message
-		if batch, more, err = pullBatch(next, limit); err != nil {
+		var err error
+		if batch, more, err = pullBatch(r.next, r.limit); err != nil {
 			return res, err
 		}
 		msgs = append(msgs, batch...)
@@ -203,17 +239,24 @@ func (e *Engine) IngestSource(ctx context.Context, path string, opts SourceOptio
 	if err := e.discardStages(); err != nil {
 		return res, err
 	}
+	return e.ingestWhole(ctx, r, msgs, opts.DeferTidy)
+}
+
+// ingestWhole ingests msgs, all a file holds, in one transaction that
+// replaces what the file held before. The caller holds writeMu.
+func (e *Engine) ingestWhole(ctx context.Context, r *sourceRead, msgs []core.Message, deferTidy bool) (SourceResult, error) {
+	res := r.res
 	keys := make([]core.MessageKey, len(msgs))
 	for i := range msgs {
 		keys[i] = msgs[i].Key()
 	}
-	track, err := e.planTracking(abs, keys)
+	track, err := e.planTracking(r.abs, keys)
 	if err != nil {
 		return res, err
 	}
-	r, err := e.applyTracking(ctx, msgs, &source{name: abs, digest: digest, track: track, deferTidy: opts.DeferTidy})
-	res.IngestResult, res.Dropped = r, len(track.drop)
-	res.Source = path
+	ir, err := e.applyTracking(ctx, msgs, &source{name: r.abs, digest: r.digest, track: track, deferTidy: deferTidy})
+	res.IngestResult, res.Dropped = ir, len(track.drop)
+	res.Source = r.path
 	return res, err
 }
 

@@ -37,6 +37,7 @@ func (e *Engine) fetchVectors(ns string, keys []vector.Key, fn func(int, []byte)
 		var done [][]byte
 		defer func() { tx.ReleaseVectors(done) }()
 		release := !e.longLived
+		tx.PrefetchVectorsAt(ns, keys)
 		for i, k := range keys {
 			raw := tx.VectorAt(ns, k.Time, k.ID)
 			if raw == nil {

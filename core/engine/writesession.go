@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/store"
 )
 
@@ -14,6 +15,11 @@ import (
 // how many chunks were written and removed.
 func (e *Engine) writeSession(tx *store.Tx, p *sessionPlan) ([]touchedChunk, int, int, error) {
 	ids := make([]string, len(p.chunks))
+	keys := make([]core.ChunkKey, len(p.chunks))
+	for i, c := range p.chunks {
+		keys[i] = c.rec.Key
+	}
+	tx.PrefetchNewChunks(keys)
 	for i, c := range p.chunks {
 		id, err := tx.AllocID(c.rec.Key)
 		if err != nil {

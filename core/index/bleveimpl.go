@@ -694,13 +694,13 @@ type Scores struct {
 // fields, and mapped them.
 func (s *Scores) Of(ids []string) (map[string]float64, error) {
 	out := make(map[string]float64, len(ids))
-	for _, id := range ids {
-		in, err := s.r.InternalID(id)
-		if err != nil {
-			return nil, fmt.Errorf("reading index: %w", err)
-		}
+	internal, err := internalIDs(s.r, ids)
+	if err != nil {
+		return nil, fmt.Errorf("reading index: %w", err)
+	}
+	for id, in := range internal {
 		if len(in) != 8 {
-			continue // not in the index
+			continue
 		}
 		if score, ok := s.kept.find(s.n, binary.BigEndian.Uint64(in)); ok {
 			out[id] = score

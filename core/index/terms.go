@@ -72,13 +72,13 @@ func (x *Index) Presence(ctx context.Context, ids, terms []string) ([][]uint8, e
 		id  bindex.IndexInternalID
 		row int
 	}
+	internal, err := internalIDs(r, ids)
+	if err != nil {
+		return nil, fmt.Errorf("reading index: %w", err)
+	}
 	var docs []doc
 	for i, id := range ids {
-		in, err := r.InternalID(id)
-		if err != nil {
-			return nil, fmt.Errorf("reading index: %w", err)
-		}
-		if len(in) > 0 {
+		if in, ok := internal[id]; ok {
 			docs = append(docs, doc{in, i})
 		}
 	}

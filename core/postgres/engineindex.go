@@ -266,9 +266,10 @@ func (x *EngineIndex) Presence(ctx context.Context, ids, terms []string) ([][]ui
 	for j, t := range terms {
 		colsOf[t] = append(colsOf[t], j)
 	}
-	rows, err := x.db.pool.Query(ctx, `SELECT d.id, x.term, x.tf_text + x.tf_reply, x.tf_ctx
-		FROM lex_docs d, lex_tf(d.tsv, $2::text[]) x
-		WHERE d.ns = ANY(ARRAY(SELECT ns FROM lex_stats)) AND d.id = ANY($1)`, ids, terms)
+	rows, err := x.db.pool.Query(ctx, `SELECT d.id, u.term, ((d.tf -> u.term)::bigint & 4095) + (((d.tf -> u.term)::bigint >> 12) & 4095),
+			(d.tf -> u.term)::bigint >> 24
+		FROM lex_docs d, unnest($2::text[]) AS u(term)
+		WHERE d.ns = ANY(ARRAY(SELECT ns FROM lex_stats)) AND d.id = ANY($1) AND d.tf ? u.term`, ids, terms)
 	if err != nil {
 		return nil, fmt.Errorf("reading term presence: %w", err)
 	}

@@ -6,12 +6,16 @@ package postgres
 // record, id and anchor.
 //
 //   - View is a REPEATABLE READ, READ ONLY transaction: one snapshot, as a
-//     bbolt read transaction.
+//     bbolt read transaction. It begins at its first use, and its
+//     ROLLBACK goes with the next transaction's BEGIN (kvpark.go).
 //   - Update is a READ COMMITTED transaction that first takes a
 //     transaction-level advisory lock, so store writes from every server
 //     commit one at a time and each sees all the others' commits, as
 //     bbolt's single writer does. Writes are queued and sent in one
 //     pipelined batch before the next read and at commit.
+//   - Reads ahead (store.Prefetcher, kvprefetch.go): keys named before
+//     they are read come in one round trip, with the transaction's
+//     BEGIN when it has not begun.
 //   - LockWriter is the engine's writer lock across servers: a
 //     session-level advisory lock held on a connection of its own for
 //     the whole write section. A server that dies loses its connection,
@@ -85,23 +89,33 @@ func (k *KV) Update(fn func(store.KVTx) error) error {
 
 func (k *KV) run(write bool, fn func(store.KVTx) error) error {
 	ctx := context.Background()
-	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	if write {
-		opts = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
-	}
-	ptx, err := k.db.pool.BeginTx(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("postgres: beginning a store transaction: %w", err)
-	}
-	defer ptx.Rollback(ctx)
-	t := &kvTx{ctx: ctx, tx: ptx, write: write, hnsw: write && k.hnsw != nil}
-	if write {
-		if _, err := ptx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, storeTxLockKey); err != nil {
-			return fmt.Errorf("postgres: locking the store: %w", err)
+	// A parked connection's transaction is still open: begin rolls it
+	// back first.
+	conn := k.db.parked.unpark()
+	parked := conn != nil
+	if conn == nil {
+		var err error
+		if conn, err = k.db.pool.Acquire(ctx); err != nil {
+			return fmt.Errorf("postgres: beginning a store transaction: %w", err)
 		}
 	}
-	if err := t.loadBuckets(); err != nil {
-		return err
+	t := &kvTx{ctx: ctx, tx: conn, write: write, hnsw: write && k.hnsw != nil, parked: parked}
+	committed := false
+	defer func() {
+		switch {
+		case committed || !t.begun && !parked:
+			conn.Release()
+		case !write && !conn.Conn().IsClosed():
+			// A read-only transaction ends with the next BEGIN.
+			k.db.parked.park(conn)
+		default:
+			rollBack(conn)
+		}
+	}()
+	if write {
+		if err := t.begin(); err != nil {
+			return err
+		}
 	}
 	ferr := fn(t)
 	if t.err != nil {
@@ -113,16 +127,87 @@ func (k *KV) run(write bool, fn func(store.KVTx) error) error {
 	if !write {
 		return nil
 	}
+	for _, n := range t.notes {
+		t.queue.Queue(`SELECT pg_notify($1, $2)`, n[0], n[1])
+	}
 	if err := t.flushPending(""); err != nil {
 		return err
 	}
-	for _, n := range t.notes {
-		if _, err := ptx.Exec(ctx, `SELECT pg_notify($1, $2)`, n[0], n[1]); err != nil {
-			return fmt.Errorf("postgres: notifying: %w", err)
+	tag, err := conn.Exec(ctx, "COMMIT")
+	if err == nil && tag.String() != "COMMIT" {
+		err = pgx.ErrTxCommitRollback
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: committing a store transaction: %w", err)
+	}
+	committed = true
+	return nil
+}
+
+// begin starts the transaction and reads the bucket names, in one round
+// trip: the ROLLBACK of a parked connection (kvpark.go), BEGIN, for a
+// write the store's transaction lock, the names, the meta bucket, and the
+// keys named by Prefetch so far. A write transaction starts before
+// fn runs; a read-only one at its first use of a bucket (see ensure), so
+// that the reads fn names first come with its start.
+func (t *kvTx) begin() error {
+	t.begun = true
+	begin := "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+	if t.write {
+		begin = "BEGIN ISOLATION LEVEL READ COMMITTED"
+	}
+	batch := &pgx.Batch{}
+	if t.parked {
+		batch.Queue("ROLLBACK")
+	}
+	batch.Queue(begin)
+	// Every statement of the store is a lookup or a walk of the primary
+	// key: its generic plan is the right one whatever the values, where a
+	// custom plan follows statistics that lag a bulk load.
+	batch.Queue("SET LOCAL plan_cache_mode = force_generic_plan")
+	if t.write {
+		batch.Queue(`SELECT pg_advisory_xact_lock($1)`, storeTxLockKey)
+	}
+	batch.Queue(`SELECT name FROM kv_buckets`)
+	batch.Queue(sqlReadMeta)
+	take := t.queueReadAhead(batch)
+	res := t.tx.SendBatch(t.ctx, batch)
+	defer res.Close()
+	if t.parked {
+		if _, err := res.Exec(); err != nil {
+			return fmt.Errorf("postgres: ending a parked transaction: %w", err)
 		}
 	}
-	if err := ptx.Commit(ctx); err != nil {
-		return fmt.Errorf("postgres: committing a store transaction: %w", err)
+	for range 2 { // BEGIN, SET
+		if _, err := res.Exec(); err != nil {
+			return fmt.Errorf("postgres: beginning a store transaction: %w", err)
+		}
+	}
+	if t.write {
+		if _, err := res.Exec(); err != nil {
+			return fmt.Errorf("postgres: locking the store: %w", err)
+		}
+	}
+	rows, err := res.Query()
+	if err != nil {
+		return fmt.Errorf("postgres: reading buckets: %w", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return fmt.Errorf("postgres: reading buckets: %w", err)
+	}
+	t.buckets = make(map[string]bool, len(names))
+	for _, n := range names {
+		t.buckets[string(n)] = true
+	}
+	if err := t.takeMeta(res); err != nil {
+		return err
+	}
+	if err := take(res); err != nil {
+		return err
+	}
+	if err := res.Close(); err != nil {
+		return fmt.Errorf("postgres: beginning a store transaction: %w", err)
 	}
 	return nil
 }
@@ -188,10 +273,19 @@ func (k *KV) UnlockWriter() {
 	conn.Release()
 }
 
+// kvConn is the connection a kvTx runs on, inside the transaction that
+// kvTx.begin started.
+type kvConn interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
 // kvTx is a transaction of KV.
 type kvTx struct {
 	ctx     context.Context
-	tx      pgx.Tx
+	tx      kvConn
 	write   bool
 	buckets map[string]bool
 	queue   pgx.Batch
@@ -201,6 +295,15 @@ type kvTx struct {
 	// of pending keys need no round trip.
 	pend  map[string]map[string]pendingWrite
 	npend int
+	// cache holds what read-aheads (kvprefetch.go) found, by bucket and
+	// key: the value, or nil for a key that is absent. want holds the keys
+	// named by Prefetch and not read yet, nwant how many.
+	cache map[string]map[string][]byte
+	want  map[string][][]byte
+	nwant int
+	// whole holds the buckets that cache holds whole (the meta bucket,
+	// read as the transaction begins): a key it lacks is absent.
+	whole map[string]bool
 	notes [][2]string
 	err   error
 	// hnsw mirrors vectime into vectors_hnsw; the table's state is read
@@ -208,6 +311,9 @@ type kvTx struct {
 	hnsw                  bool
 	hnswKnown, hnswExists bool
 	hnswDim               int
+	// begun is set once BEGIN has been sent (see begin); parked when the
+	// connection comes parked, with a transaction to roll back first.
+	begun, parked bool
 }
 
 func (t *kvTx) fail(err error) {
@@ -216,32 +322,30 @@ func (t *kvTx) fail(err error) {
 	}
 }
 
-func (t *kvTx) loadBuckets() error {
-	rows, err := t.tx.Query(t.ctx, `SELECT name FROM kv_buckets`)
-	if err != nil {
-		return fmt.Errorf("postgres: reading buckets: %w", err)
+// ensure starts a read-only transaction at its first use; it returns
+// false when the transaction has failed.
+func (t *kvTx) ensure() bool {
+	if !t.begun && t.err == nil {
+		if err := t.begin(); err != nil {
+			t.fail(err)
+		}
 	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return fmt.Errorf("postgres: reading buckets: %w", err)
-	}
-	t.buckets = make(map[string]bool, len(names))
-	for _, n := range names {
-		t.buckets[string(n)] = true
-	}
-	return nil
+	return t.err == nil
 }
 
 func (t *kvTx) Writable() bool { return t.write }
 
 func (t *kvTx) Bucket(name []byte) store.Bucket {
-	if !t.buckets[string(name)] {
+	if !t.ensure() || !t.buckets[string(name)] {
 		return nil
 	}
 	return &kvBucket{t: t, name: bytes.Clone(name)}
 }
 
 func (t *kvTx) CreateBucket(name []byte) (store.Bucket, error) {
+	if !t.ensure() {
+		return nil, t.err
+	}
 	if t.buckets[string(name)] {
 		return nil, fmt.Errorf("postgres: bucket %q already exists", name)
 	}
@@ -249,6 +353,9 @@ func (t *kvTx) CreateBucket(name []byte) (store.Bucket, error) {
 }
 
 func (t *kvTx) CreateBucketIfNotExists(name []byte) (store.Bucket, error) {
+	if !t.ensure() {
+		return nil, t.err
+	}
 	if !t.buckets[string(name)] {
 		if err := t.exec(`INSERT INTO kv_buckets (name) VALUES ($1) ON CONFLICT DO NOTHING`, bytes.Clone(name)); err != nil {
 			return nil, err
@@ -259,6 +366,9 @@ func (t *kvTx) CreateBucketIfNotExists(name []byte) (store.Bucket, error) {
 }
 
 func (t *kvTx) DeleteBucket(name []byte) error {
+	if !t.ensure() {
+		return t.err
+	}
 	if !t.buckets[string(name)] {
 		return fmt.Errorf("postgres: bucket %q: %w", name, core.ErrNotFound)
 	}
@@ -267,6 +377,10 @@ func (t *kvTx) DeleteBucket(name []byte) error {
 		t.npend -= len(m)
 		delete(t.pend, string(name))
 	}
+	t.nwant -= len(t.want[string(name)])
+	delete(t.want, string(name))
+	delete(t.cache, string(name))
+	delete(t.whole, string(name))
 	if err := t.exec(`DELETE FROM kv WHERE bucket = $1`, n); err != nil {
 		return err
 	}
@@ -283,6 +397,9 @@ func (t *kvTx) DeleteBucket(name []byte) error {
 }
 
 func (t *kvTx) ForEachBucket(fn func([]byte) error) error {
+	if !t.ensure() {
+		return t.err
+	}
 	names := make([]string, 0, len(t.buckets))
 	for n := range t.buckets {
 		names = append(names, n)
@@ -309,6 +426,17 @@ func (b *kvBucket) Get(key []byte) []byte {
 			return nil
 		}
 		return w.v
+	}
+	if v, ok := t.cached(b.name, key); ok || t.whole[string(b.name)] {
+		return v
+	}
+	if t.nwant > 0 {
+		if t.readAhead() != nil {
+			return nil
+		}
+		if v, ok := t.cached(b.name, key); ok {
+			return v
+		}
 	}
 	if t.flush() != nil {
 		return nil

@@ -40,8 +40,19 @@ func dump(t *testing.T, kv store.KV) map[string][][2]string {
 	return out
 }
 
+// prefetch names keys of bucket b to tx when it reads ahead (the
+// PostgreSQL KV; bbolt's transactions do not).
+func prefetch(tx store.KVTx, b string, keys ...[]byte) {
+	if p, ok := tx.(store.Prefetcher); ok {
+		p.Prefetch([]byte(b), keys)
+	}
+}
+
 // TestKVBehavesLikeBbolt applies the same random operations to a bbolt
 // file and to the PostgreSQL KV, and compares what every read returns.
+// Reads ahead (Prefetch) of keys that the transaction writes before,
+// after or in between, and the meta bucket, which a transaction reads
+// whole as it begins, must change no result.
 func TestKVBehavesLikeBbolt(t *testing.T) {
 	db := open(t)
 	pg := db.KV()
@@ -53,7 +64,7 @@ func TestKVBehavesLikeBbolt(t *testing.T) {
 	defer ref.Close()
 	for _, kv := range []store.KV{ref, pg} {
 		if err := kv.Update(func(tx store.KVTx) error {
-			for _, b := range []string{"a", "b"} {
+			for _, b := range kvTestBuckets {
 				if _, err := tx.CreateBucket([]byte(b)); err != nil {
 					return err
 				}
@@ -77,9 +88,10 @@ func TestKVBehavesLikeBbolt(t *testing.T) {
 			rr := rand.New(rand.NewPCG(seed, 0))
 			err := kv.Update(func(tx store.KVTx) error {
 				for op := range 30 {
-					b := tx.Bucket([]byte{"ab"[rr.IntN(2)]})
+					name := kvTestBuckets[rr.IntN(len(kvTestBuckets))]
+					b := tx.Bucket([]byte(name))
 					k := key(rr)
-					switch rr.IntN(6) {
+					switch rr.IntN(7) {
 					case 0, 1:
 						if err := b.Put(k, []byte(fmt.Sprint(round, op))); err != nil {
 							return err
@@ -103,6 +115,8 @@ func TestKVBehavesLikeBbolt(t *testing.T) {
 							return err
 						}
 						logs[i] = append(logs[i], fmt.Sprintf("seq %d", seq))
+					case 6:
+						prefetch(tx, name, k, key(rr), key(rr))
 					}
 				}
 				if fail {
@@ -112,6 +126,25 @@ func TestKVBehavesLikeBbolt(t *testing.T) {
 			})
 			if fail != (err != nil) {
 				t.Fatalf("round %d: Update = %v", round, err)
+			}
+		}
+		// A read-only transaction that reads ahead before its first use.
+		for i, kv := range []store.KV{ref, pg} {
+			rr := rand.New(rand.NewPCG(seed, 1))
+			err := kv.View(func(tx store.KVTx) error {
+				prefetch(tx, "a", key(rr), key(rr), key(rr))
+				for range 10 {
+					name := kvTestBuckets[rr.IntN(len(kvTestBuckets))]
+					k := key(rr)
+					if rr.IntN(2) == 0 {
+						prefetch(tx, name, k, key(rr))
+					}
+					logs[i] = append(logs[i], fmt.Sprintf("view get %s %q = %q", name, k, tx.Bucket([]byte(name)).Get(k)))
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("round %d: View = %v", round, err)
 			}
 		}
 		if diff := cmp.Diff(logs[0], logs[1]); diff != "" {
@@ -144,6 +177,10 @@ func TestKVBehavesLikeBbolt(t *testing.T) {
 		t.Fatalf("after bucket changes (-bbolt +postgres):\n%s", diff)
 	}
 }
+
+// kvTestBuckets are the buckets of TestKVBehavesLikeBbolt; "meta" is read
+// whole as each transaction begins.
+var kvTestBuckets = []string{"a", "b", "meta"}
 
 // TestKVSnapshotAndReadOnly checks that a View sees one snapshot and
 // cannot write.

@@ -56,6 +56,8 @@ func (t *kvTx) write1(bucket, key []byte, w pendingWrite) error {
 		t.npend++
 	}
 	m[string(key)] = w
+	t.uncache(bucket, key)
+	delete(t.whole, string(bucket))
 	if t.npend >= maxQueued {
 		return t.flushPending("")
 	}

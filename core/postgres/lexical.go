@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/jackc/pgx/v5"
@@ -90,42 +92,87 @@ func analyzeField(text string) (field, error) {
 }
 
 // quoteLexeme quotes a term for a tsvector or tsquery literal.
-func quoteLexeme(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `'`, `''`)
-	return "'" + r.Replace(s) + "'"
-}
+func quoteLexeme(s string) string { return string(appendLexeme(nil, s)) }
 
-// tsvectorLiteral renders the three fields as a tsvector literal with
-// 4*tf+f positions and A/B/C weights.
-func tsvectorLiteral(fs [3]field) string {
-	terms := map[string]bool{}
+// docLiterals renders the three fields of a document as the text of its
+// lex_docs tsv and tf columns. The tsvector holds each term once, with a
+// position 4*tf+f and weight A, B or C for each field f (1, 2, 3) it is
+// in; the map holds each term's frequencies packed into one number,
+// text + 4096*reply + 4096^2*ctx, each at most maxTF.
+func docLiterals(fs [3]field) (tsv, tf string) {
+	n := 0
 	for _, f := range fs {
-		for t := range f.tf {
-			terms[t] = true
-		}
+		n += len(f.tf)
 	}
-	sorted := make([]string, 0, len(terms))
-	for t := range terms {
-		sorted = append(sorted, t)
+	sorted := make([]string, 0, n)
+	for k, f := range fs {
+		for t := range f.tf {
+			if k == 0 || fs[0].tf[t] == 0 && (k == 1 || fs[1].tf[t] == 0) {
+				sorted = append(sorted, t)
+			}
+		}
 	}
 	sort.Strings(sorted)
-	var b strings.Builder
+	v := make([]byte, 0, 16*len(sorted))
+	m := make([]byte, 0, 20*len(sorted)+2)
+	m = append(m, '{')
 	for i, t := range sorted {
 		if i > 0 {
-			b.WriteByte(' ')
+			v = append(v, ' ')
+			m = append(m, ',')
 		}
-		b.WriteString(quoteLexeme(t))
+		v = appendLexeme(v, t)
+		m = appendJSONString(m, t)
+		m = append(m, ':')
 		sep := byte(':')
+		var packed int64
 		for k, w := range []byte{fieldText, fieldReply, fieldCtx} {
-			n := fs[k].tf[t]
-			if n == 0 {
+			tf := min(fs[k].tf[t], maxTF)
+			if tf == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "%c%d%c", sep, 4*min(n, maxTF)+k+1, w)
+			packed |= int64(tf) << (12 * k)
+			v = append(v, sep)
+			v = strconv.AppendInt(v, int64(4*tf+k+1), 10)
+			v = append(v, w)
 			sep = ','
 		}
+		m = strconv.AppendInt(m, packed, 10)
 	}
-	return b.String()
+	return string(v), string(append(m, '}'))
+}
+
+// appendLexeme appends t quoted as a tsvector or tsquery lexeme.
+func appendLexeme(b []byte, t string) []byte {
+	b = append(b, '\'')
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; c {
+		case '\'', '\\':
+			b = append(b, c, c)
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '\'')
+}
+
+// appendJSONString appends s as a JSON string. s is valid UTF-8 (the
+// analyzer's terms are), which JSON takes as it is but for the quote,
+// the backslash and the control characters.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
 }
 
 // Lexical is the lexical index in PostgreSQL: the counterpart of
@@ -316,7 +363,7 @@ func (d *lexDelta) insertDocs(ctx context.Context, tx pgx.Tx, ns string, docs []
 	if len(docs) == 0 {
 		return nil
 	}
-	batch := &pgx.Batch{}
+	var r docRows
 	for i := range docs {
 		doc := &docs[i]
 		fs := fields[i]
@@ -327,15 +374,70 @@ func (d *lexDelta) insertDocs(ctx context.Context, tx pgx.Tx, ns string, docs []
 			d.tokens[k] += int64(fs[k].len)
 		}
 		d.docs++
-		batch.Queue(`INSERT INTO lex_docs (ns, id, session, t, tsv, len_text, len_reply, len_ctx, roles, speakers, topic, types)
-			VALUES ($1, $2, $3, $4, $5::tsvector, $6, $7, $8, $9, $10, $11, $12)`,
-			ns, doc.ID, doc.Session, doc.Time, tsvectorLiteral(fs), fs[0].len, fs[1].len, fs[2].len,
-			nonNil(doc.Roles), nonNil(doc.Speakers), doc.Topic, nonNil(doc.Types))
-	}
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("indexing documents: %w", err)
+		r.add(doc, fs)
+		if len(r.ids) == docsPerInsert || i == len(docs)-1 {
+			if _, err := tx.Exec(ctx, sqlInsertDocs, ns, r.ids, r.sessions, r.times, r.tsvs, r.lens[0], r.lens[1], r.lens[2],
+				r.roles, r.speakers, r.topics, r.types, r.tfs); err != nil {
+				return fmt.Errorf("indexing documents: %w", err)
+			}
+			r = docRows{}
+		}
 	}
 	return nil
+}
+
+// docsPerInsert is how many documents one statement inserts.
+const docsPerInsert = 1000
+
+// sqlInsertDocs inserts lex_docs rows given as arrays, one element a row:
+// the tsvectors, the term maps and the roles, speakers and types as their
+// text literals.
+const sqlInsertDocs = `INSERT INTO lex_docs (ns, id, session, t, tsv, len_text, len_reply, len_ctx, roles, speakers, topic, types, tf)
+	SELECT $1, id, session, t, tsv::tsvector, lt, lr, lc, roles::text[], speakers::text[], topic, types::text[], tf::jsonb
+	FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::int[], $7::int[], $8::int[],
+		$9::text[], $10::text[], $11::text[], $12::text[], $13::text[]) AS u(id, session, t, tsv, lt, lr, lc, roles, speakers, topic, types, tf)`
+
+// docRows are lex_docs rows as the columns of sqlInsertDocs.
+type docRows struct {
+	ids, sessions, tsvs, roles, speakers, topics, types, tfs []string
+	times                                                    []time.Time
+	lens                                                     [3][]int32
+}
+
+func (r *docRows) add(doc *index.Doc, fs [3]field) {
+	r.ids = append(r.ids, doc.ID)
+	r.sessions = append(r.sessions, doc.Session)
+	r.times = append(r.times, doc.Time)
+	tsv, tf := docLiterals(fs)
+	r.tsvs = append(r.tsvs, tsv)
+	r.tfs = append(r.tfs, tf)
+	for k := range fs {
+		r.lens[k] = append(r.lens[k], int32(fs[k].len))
+	}
+	r.roles = append(r.roles, arrayLiteral(doc.Roles))
+	r.speakers = append(r.speakers, arrayLiteral(doc.Speakers))
+	r.topics = append(r.topics, doc.Topic)
+	r.types = append(r.types, arrayLiteral(doc.Types))
+}
+
+// arrayElemEscaper escapes a string inside a quoted array element.
+var arrayElemEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
+// arrayLiteral renders ss as a PostgreSQL text[] literal, every element
+// quoted.
+func arrayLiteral(ss []string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		b.WriteString(arrayElemEscaper.Replace(s))
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 // updateTermStats adds the changes of document frequency in delta to
@@ -362,8 +464,12 @@ func updateTermStats(ctx context.Context, tx pgx.Tx, ns string, delta map[termKe
 	fieldNames := make([]string, len(keys))
 	terms := make([]string, len(keys))
 	dfs := make([]int32, len(keys))
+	var fewer []string // the terms whose frequency falls
 	for i, k := range keys {
 		fieldNames[i], terms[i], dfs[i] = string(k.field), k.term, int32(delta[k])
+		if dfs[i] < 0 {
+			fewer = append(fewer, k.term)
+		}
 	}
 	rows, err := tx.Query(ctx, `WITH up AS (
 			INSERT INTO lex_terms AS l (ns, field, term, df)
@@ -388,7 +494,10 @@ func updateTermStats(ctx context.Context, tx pgx.Tx, ns string, delta map[termKe
 	if err := rows.Err(); err != nil {
 		return dTerms, fmt.Errorf("updating term statistics: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM lex_terms WHERE ns = $1 AND df <= 0 AND term = ANY($2)`, ns, terms); err != nil {
+	if len(fewer) == 0 {
+		return dTerms, nil // no term can have reached 0
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM lex_terms WHERE ns = $1 AND df <= 0 AND term = ANY($2)`, ns, fewer); err != nil {
 		return dTerms, fmt.Errorf("updating term statistics: %w", err)
 	}
 	return dTerms, nil
@@ -409,13 +518,6 @@ func (d *lexDelta) updateNamespaceStats(ctx context.Context, tx pgx.Tx, ns strin
 	return nil
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // Stats are a namespace's lexical statistics.
 type Stats struct {
 	Docs   int64
@@ -423,11 +525,14 @@ type Stats struct {
 	Tokens [3]int64 // tokens of text, reply, ctx
 }
 
+// sqlStats reads the statistics of namespace $1.
+const sqlStats = `SELECT docs, terms_text, terms_reply, terms_ctx, tokens_text, tokens_reply, tokens_ctx
+	FROM lex_stats WHERE ns = $1`
+
 // Stats returns the statistics of namespace ns.
 func (x *Lexical) Stats(ctx context.Context, ns string) (Stats, error) {
 	var s Stats
-	err := x.db.pool.QueryRow(ctx, `SELECT docs, terms_text, terms_reply, terms_ctx, tokens_text, tokens_reply, tokens_ctx
-		FROM lex_stats WHERE ns = $1`, ns).Scan(&s.Docs, &s.Terms[0], &s.Terms[1], &s.Terms[2], &s.Tokens[0], &s.Tokens[1], &s.Tokens[2])
+	err := x.db.pool.QueryRow(ctx, sqlStats, ns).Scan(&s.Docs, &s.Terms[0], &s.Terms[1], &s.Terms[2], &s.Tokens[0], &s.Tokens[1], &s.Tokens[2])
 	if err == pgx.ErrNoRows {
 		return Stats{}, nil
 	}

@@ -36,15 +36,77 @@ func TestAnalyzeMatchesEmbeddedIndex(t *testing.T) {
 	}
 }
 
-func TestTsvectorLiteral(t *testing.T) {
-	fs := [3]field{
-		{tf: map[string]int{"dog": 3, "it's": 1}},
-		{tf: map[string]int{"dog": 1}},
-		{tf: map[string]int{"dog": 3, `a\b`: 2}},
+func TestDocLiterals(t *testing.T) {
+	for _, tc := range []struct {
+		fs      [3]field
+		tsv, tf string
+	}{
+		{
+			fs: [3]field{
+				{tf: map[string]int{"dog": 3, "it's": 1}},
+				{tf: map[string]int{"dog": 1}},
+				{tf: map[string]int{"dog": 3, `a\b`: 2}},
+			},
+			tsv: `'a\\b':11C 'dog':13A,6B,15C 'it''s':5A`,
+			tf:  `{"a\\b":33554432,"dog":50335747,"it's":1}`,
+		},
+		{
+			fs:  [3]field{{tf: map[string]int{"猫": 1, "a\"b": 2, "\x01": 1}}, {}, {}},
+			tsv: "'\x01':5A 'a\"b':9A '猫':5A",
+			tf:  `{"\u0001":1,"a\"b":2,"猫":1}`,
+		},
+		{
+			fs:  [3]field{{}, {tf: map[string]int{"x": 5000}}, {}},
+			tsv: `'x':16382B`,
+			tf:  `{"x":16773120}`,
+		},
+		{tsv: ``, tf: `{}`},
+	} {
+		tsv, tf := docLiterals(tc.fs)
+		if tsv != tc.tsv || tf != tc.tf {
+			t.Errorf("docLiterals(%v) = %s, %s; want %s, %s", tc.fs, tsv, tf, tc.tsv, tc.tf)
+		}
 	}
-	want := `'a\\b':11C 'dog':13A,6B,15C 'it''s':5A`
-	if got := tsvectorLiteral(fs); got != want {
-		t.Errorf("tsvectorLiteral = %s, want %s", got, want)
+}
+
+// TestTFMatchesTsvector checks that the tf map written with each document
+// holds what migration 7 computes from its tsvector, and that PostgreSQL
+// reads both literals back as written.
+func TestTFMatchesTsvector(t *testing.T) {
+	db := open(t)
+	ctx := t.Context()
+	docs := []index.Doc{
+		{ID: "a1", Session: "s", Text: "It's the dog's dog, the dog", Reply: "a dog and a cat", Context: "猫 and dog"},
+		{ID: "a2", Session: "s", Text: `back\slash "quoted" words`, Reply: "", Context: ""},
+		{ID: "a3", Session: "s", Text: "", Reply: "", Context: ""},
+	}
+	if err := db.Lexical().Apply(ctx, "", docs, nil); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.pool.Query(ctx, `SELECT id, tf = coalesce((
+			SELECT jsonb_object_agg(u.lexeme, (
+				SELECT sum(CASE p % 4 WHEN 1 THEN (p / 4)::bigint WHEN 2 THEN (p / 4)::bigint << 12 ELSE (p / 4)::bigint << 24 END)
+				FROM unnest(u.positions) AS p))
+			FROM unnest(d.tsv) AS u), '{}'::jsonb), tf::text
+		FROM lex_docs d ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id, tf string
+		var same bool
+		if err := rows.Scan(&id, &same, &tf); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if !same {
+			t.Errorf("%s: tf %s differs from its tsvector's", id, tf)
+		}
+	}
+	if n != len(docs) {
+		t.Errorf("%d documents, want %d", n, len(docs))
 	}
 }
 

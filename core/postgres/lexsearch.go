@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/jackc/pgx/v5"
@@ -49,24 +51,94 @@ func (x *Lexical) Search(ctx context.Context, s Search) ([]index.Match, error) {
 	if len(toks) == 0 {
 		return []index.Match{}, nil
 	}
-	st, err := x.Stats(ctx, s.NS)
+	distinct, mult := queryTerms(toks)
+	st, df, err := x.statistics(ctx, s.NS, distinct)
 	if err != nil {
 		return nil, err
 	}
 	if st.Docs == 0 {
 		return []index.Match{}, nil
 	}
-	distinct, mult := queryTerms(toks)
-	df, err := x.termDFs(ctx, s.NS, distinct)
-	if err != nil {
-		return nil, err
-	}
 	args := bm25Args(s, st, toks, distinct, mult, df)
 	where, err := conditions(s, args)
 	if err != nil {
 		return nil, err
 	}
-	return x.matches(ctx, bm25SQL+where+` ORDER BY score DESC, d.id COLLATE "C" LIMIT @size`, args, s.NoSession)
+	boosts := [3]float64{1, s.ReplyBoost, s.ContextBoost}
+	searched := [3]bool{true, s.ReplyBoost > 0, s.ContextBoost > 0}
+	order := where + ` ORDER BY score DESC, d.id COLLATE "C" LIMIT @size`
+	if len(s.IDs) == 0 && !noTextFirst && (searched[1] || searched[2]) {
+		// The chunks that hold a query term in their text first: when the
+		// page's last score is above any score that the other fields alone
+		// can give, no other chunk can be on the page.
+		ms, err := x.matches(ctx, bm25SQL(len(distinct), boosts, [3]bool{true})+order, args, s.NoSession)
+		if err != nil {
+			return nil, err
+		}
+		complete := len(ms) == s.Size && otherFieldsBound(args, len(distinct), boosts)*(1+1e-9) < ms[len(ms)-1].Score
+		if textFirstDone != nil {
+			textFirstDone(complete)
+		}
+		if complete {
+			return ms, nil
+		}
+	}
+	return x.matches(ctx, bm25SQL(len(distinct), boosts, searched)+order, args, s.NoSession)
+}
+
+// noTextFirst turns the text-first search off, and textFirstDone, when
+// set, is told whether each text-first search was complete: for the tests
+// that compare both ways.
+var (
+	noTextFirst   bool
+	textFirstDone func(complete bool)
+)
+
+// otherFieldsBound returns a score that no chunk reaches that holds the
+// query's n terms in its reply and ctx fields only: per field, k1 times
+// the sum of the terms' weights (the tf factor of bleve's BM25 is below
+// k1), times the query tokens, over the query's tokens.
+func otherFieldsBound(args pgx.NamedArgs, n int, boosts [3]float64) float64 {
+	var tokens, sum float64
+	for i := range n {
+		tokens += float64(args[fmt.Sprintf("m%d", i)].(int32))
+		for k := 1; k < 3; k++ {
+			if boosts[k] > 0 {
+				sum += search.BM25_k1 * args[fmt.Sprintf("w%c%d", 'a'+k, i)].(float64)
+			}
+		}
+	}
+	return sum * tokens / args["ntok"].(float64)
+}
+
+// statistics reads the namespace's statistics and the document
+// frequencies of the query's terms, in one round trip.
+func (x *Lexical) statistics(ctx context.Context, ns string, distinct []string) (Stats, map[termKey]int64, error) {
+	var st Stats
+	batch := &pgx.Batch{}
+	batch.Queue(sqlStats, ns).QueryRow(func(r pgx.Row) error {
+		err := r.Scan(&st.Docs, &st.Terms[0], &st.Terms[1], &st.Terms[2], &st.Tokens[0], &st.Tokens[1], &st.Tokens[2])
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
+	df := map[termKey]int64{}
+	batch.Queue(sqlTermDFs, ns, distinct).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var f, t string
+			var n int64
+			if err := rows.Scan(&f, &t, &n); err != nil {
+				return err
+			}
+			df[termKey{f[0], t}] = n
+		}
+		return rows.Err()
+	})
+	if err := x.db.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return Stats{}, nil, fmt.Errorf("reading lexical statistics: %w", err)
+	}
+	return st, df, nil
 }
 
 // queryTerms returns the distinct terms of toks that a tsvector can hold,
@@ -85,29 +157,9 @@ func queryTerms(toks []string) (distinct []string, mult map[string]int) {
 	return distinct, mult
 }
 
-// termDFs reads the document frequencies of the query's terms in
-// namespace ns, by field.
-func (x *Lexical) termDFs(ctx context.Context, ns string, distinct []string) (map[termKey]int64, error) {
-	df := map[termKey]int64{}
-	rows, err := x.db.pool.Query(ctx, `SELECT field::text, term, df FROM lex_terms WHERE ns = $1 AND term = ANY($2)`, ns, distinct)
-	if err != nil {
-		return nil, fmt.Errorf("reading term statistics: %w", err)
-	}
-	for rows.Next() {
-		var f, t string
-		var n int64
-		if err := rows.Scan(&f, &t, &n); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("reading term statistics: %w", err)
-		}
-		df[termKey{f[0], t}] = n
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading term statistics: %w", err)
-	}
-	return df, nil
-}
+// sqlTermDFs reads the document frequencies of terms $2 in namespace $1,
+// by field.
+const sqlTermDFs = `SELECT field::text, term, df FROM lex_terms WHERE ns = $1 AND term = ANY($2)`
 
 // bm25IDF returns the idf of a term in a field, from the namespace's
 // statistics st and the query terms' document frequencies df.
@@ -126,16 +178,12 @@ func bm25IDF(st Stats, df map[termKey]int64) func(f byte, t string) float64 {
 }
 
 // bm25Args returns bm25SQL's parameters for the query terms toks (distinct
-// of them, each mult times): the tsquery, each term's weight per field,
-// and the fields' average lengths.
+// of them, each mult times): the tsquery, each distinct term (t0, t1, ...)
+// with its multiplicity (m0, ...) and its weight in each searched field
+// (wa0, wb0, wc0, ...), and the fields' average lengths (avga, avgb,
+// avgc).
 func bm25Args(s Search, st Stats, toks, distinct []string, mult map[string]int, df map[termKey]int64) pgx.NamedArgs {
 	boosts := [3]float64{1, s.ReplyBoost, s.ContextBoost}
-	var weights strings.Builder
-	for k, w := range []byte{fieldText, fieldReply, fieldCtx} {
-		if boosts[k] > 0 {
-			weights.WriteByte(w)
-		}
-	}
 	n := float64(st.Docs)
 	idf := bm25IDF(st, df)
 	// The query norm: every term scorer's (boost*idf)^2, repeats counted.
@@ -149,35 +197,38 @@ func bm25Args(s Search, st Stats, toks, distinct []string, mult map[string]int, 
 		}
 	}
 	qn := 1 / math.Sqrt(sum)
-	var w [3][]float64
-	mults := make([]int32, len(distinct))
-	var q strings.Builder
+	args := pgx.NamedArgs{
+		"ns": s.NS, "q": orQuery(distinct),
+		"ntok": float64(len(toks)), "k1": search.BM25_k1, "b": search.BM25_b, "size": s.Size,
+	}
+	for k := range boosts {
+		args[fmt.Sprintf("avg%c", 'a'+k)] = math.Max(1, math.Ceil(float64(st.Terms[k])/n))
+	}
 	for i, t := range distinct {
-		mults[i] = int32(mult[t])
+		args[fmt.Sprintf("t%d", i)] = t
+		args[fmt.Sprintf("m%d", i)] = int32(mult[t])
 		for k, f := range []byte{fieldText, fieldReply, fieldCtx} {
-			v := 0.0
 			if boosts[k] > 0 {
 				id := idf(f, t)
-				v = float64(mult[t]) * boosts[k] * id * id * qn
+				args[fmt.Sprintf("w%c%d", 'a'+k, i)] = float64(mult[t]) * boosts[k] * id * id * qn
 			}
-			w[k] = append(w[k], v)
 		}
+	}
+	return args
+}
+
+// orQuery returns the tsquery that matches the documents holding any of
+// terms: 't1' | 't2'. The search applies it to the fields whose boost is
+// above 0, each through its own index.
+func orQuery(terms []string) string {
+	var q []byte
+	for i, t := range terms {
 		if i > 0 {
-			q.WriteString(" | ")
+			q = append(q, " | "...)
 		}
-		q.WriteString(quoteLexeme(t))
-		q.WriteByte(':')
-		q.WriteString(weights.String())
+		q = appendLexeme(q, t)
 	}
-	var avg [3]float64
-	for k := range avg {
-		avg[k] = math.Max(1, math.Ceil(float64(st.Terms[k])/n))
-	}
-	return pgx.NamedArgs{
-		"ns": s.NS, "q": q.String(), "terms": distinct, "wa": w[0], "wb": w[1], "wc": w[2], "mult": mults,
-		"ntok": float64(len(toks)), "k1": search.BM25_k1, "b": search.BM25_b,
-		"avga": avg[0], "avgb": avg[1], "avgc": avg[2], "size": s.Size,
-	}
+	return string(q)
 }
 
 // matches runs a search query returning id, score and session.
@@ -252,28 +303,78 @@ func conditions(s Search, args pgx.NamedArgs) (string, error) {
 	return b.String(), nil
 }
 
-// bm25SQL scores the candidates: for each field, the sum over the matched
-// query terms of weight * k1*sqrt(tf) / (sqrt(tf) + k1*(1 - b + b*len/avg)),
-// where len is the field length as bleve recovers it from its float32
-// norm, times the share of query terms matched in the field; then the sum
-// over fields (no coordination across fields: see index's fieldSum).
-const bm25SQL = `
-WITH q AS (
-	SELECT * FROM unnest(@terms::text[], @wa::float8[], @wb::float8[], @wc::float8[], @mult::int[]) AS q(term, wa, wb, wc, mult)
-)
-SELECT d.id, z.score, d.session
-FROM lex_docs d
-CROSS JOIN LATERAL (
-	SELECT (coalesce(y.sa * y.ma, 0) + coalesce(y.sb * y.mb, 0) + coalesce(y.sc * y.mc, 0)) / @ntok::float8 AS score
-	FROM (
-		SELECT
-			sum(q.wa * lex_bm25(x.tf_text, d.len_text, @avga::float8, @k1::float8, @b::float8)) FILTER (WHERE x.tf_text > 0 AND q.wa > 0) AS sa,
-			coalesce(sum(q.mult) FILTER (WHERE x.tf_text > 0 AND q.wa > 0), 0) AS ma,
-			sum(q.wb * lex_bm25(x.tf_reply, d.len_reply, @avgb::float8, @k1::float8, @b::float8)) FILTER (WHERE x.tf_reply > 0 AND q.wb > 0) AS sb,
-			coalesce(sum(q.mult) FILTER (WHERE x.tf_reply > 0 AND q.wb > 0), 0) AS mb,
-			sum(q.wc * lex_bm25(x.tf_ctx, d.len_ctx, @avgc::float8, @k1::float8, @b::float8)) FILTER (WHERE x.tf_ctx > 0 AND q.wc > 0) AS sc,
-			coalesce(sum(q.mult) FILTER (WHERE x.tf_ctx > 0 AND q.wc > 0), 0) AS mc
-		FROM lex_tf(d.tsv, @terms::text[]) x JOIN q USING (term)
-	) y
-) z
-WHERE d.ns = @ns AND d.tsv @@ @q::tsquery`
+// bm25SQL returns the query that scores the candidates of n distinct
+// query terms (see bm25Args for its parameters): for each field whose
+// boost is above 0, the sum over the query terms it holds of weight *
+// k1*sqrt(tf) / (sqrt(tf) + k1*(1 - b + b*len/avg)), where len is the
+// field length as bleve recovers it from its float32 norm, times the query
+// tokens it holds; then the sum over the fields (no coordination across
+// fields: see index's fieldSum), over the query's tokens. Each term's
+// frequencies are looked up once per candidate in its lex_docs.tf map
+// (x0, x1, ...), and each field's length part once (c0, c1, c2). Sums go
+// in query order. The candidates are the chunks that hold a query term in
+// one of the candidate fields, each found through its field's index.
+func bm25SQL(n int, boosts [3]float64, candidates [3]bool) string {
+	key := [7]int{n}
+	for k := range boosts {
+		if boosts[k] > 0 {
+			key[k+1] = 1
+		}
+		if candidates[k] {
+			key[k+4] = 1
+		}
+	}
+	if q, ok := bm25Queries.Load(key); ok {
+		return q.(string)
+	}
+	lens := [3]string{"d.len_text", "d.len_reply", "d.len_ctx"}
+	var b strings.Builder
+	b.WriteString("SELECT d.id, (")
+	first := true
+	for k := range boosts {
+		if key[k+1] == 0 {
+			continue
+		}
+		if !first {
+			b.WriteString(" + ")
+		}
+		first = false
+		var sum, matched []string
+		for i := range n {
+			tf := fmt.Sprintf("((v.x%d >> %d) & 4095)", i, 12*k)
+			sum = append(sum, fmt.Sprintf("CASE WHEN %[1]s > 0 THEN @w%[2]c%[3]d::float8 * (@k1::float8 * sqrt(%[1]s) / (sqrt(%[1]s) + v.c%[4]d)) ELSE 0 END",
+				tf, 'a'+k, i, k))
+			matched = append(matched, fmt.Sprintf("CASE WHEN %s > 0 THEN @m%d::int ELSE 0 END", tf, i))
+		}
+		fmt.Fprintf(&b, "(%s) * (%s)::float8", strings.Join(sum, " + "), strings.Join(matched, " + "))
+	}
+	b.WriteString(") / @ntok::float8 AS score, d.session\nFROM lex_docs d CROSS JOIN LATERAL (SELECT ")
+	for i := range n {
+		fmt.Fprintf(&b, "coalesce((d.tf -> @t%d::text)::bigint, 0) AS x%d, ", i, i)
+	}
+	// The fields' length parts: k1*(1 - b + b*len/avg).
+	sep := ""
+	for k := range lens {
+		if key[k+1] == 0 {
+			continue
+		}
+		b.WriteString(sep)
+		sep = ", "
+		norm := fmt.Sprintf("((1 / sqrt(greatest(%s, 1)))::real)::float8", lens[k])
+		fmt.Fprintf(&b, "@k1::float8 * (1 - @b::float8 + @b::float8 * (1 / (%[1]s * %[1]s)) / @avg%[2]c::float8) AS c%[3]d", norm, 'a'+k, k)
+	}
+	b.WriteString(" OFFSET 0) v\nWHERE d.ns = @ns AND (")
+	sep = ""
+	for k, name := range []string{"a", "b", "c"} {
+		if key[k+4] == 1 {
+			fmt.Fprintf(&b, "%sts_filter(d.tsv, '{%s}') @@ @q::tsquery", sep, name)
+			sep = " OR "
+		}
+	}
+	b.WriteString(")")
+	q, _ := bm25Queries.LoadOrStore(key, b.String())
+	return q.(string)
+}
+
+// bm25Queries caches bm25SQL's queries by term count and searched fields.
+var bm25Queries sync.Map

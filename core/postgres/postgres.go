@@ -50,6 +50,9 @@ type DB struct {
 	pool    *pgxpool.Pool
 	cfg     Config
 	version int
+	// parked holds connections of finished read-only store
+	// transactions (kvpark.go).
+	parked parking
 }
 
 // Open connects to the database and applies the missing migrations
@@ -96,7 +99,10 @@ func (db *DB) start(ctx context.Context) error {
 }
 
 // Close closes the pool.
-func (db *DB) Close() { db.pool.Close() }
+func (db *DB) Close() {
+	db.parked.close()
+	db.pool.Close()
+}
 
 // Pool returns the connection pool.
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }

@@ -16,6 +16,7 @@ import (
 	"github.com/huimemory/huimemory/core/kernel"
 	"github.com/huimemory/huimemory/core/server"
 	"github.com/huimemory/huimemory/core/tools"
+	"github.com/huimemory/huimemory/internal/oaihttp"
 )
 
 // Headers the proxy reads.
@@ -63,11 +64,12 @@ type Options struct {
 
 // Handler is the memory proxy. It is safe for concurrent use.
 type Handler struct {
-	mem    kernel.Memory
-	opts   Options
-	url    string
-	client *http.Client
-	locks  sessionLocks
+	mem  kernel.Memory
+	opts Options
+	url  string
+	// up calls the upstream's /chat/completions at url.
+	up    *oaihttp.Client
+	locks sessionLocks
 }
 
 // New returns the memory proxy over mem. It checks the upstream URL and
@@ -90,11 +92,9 @@ func New(mem kernel.Memory, opts Options) (*Handler, error) {
 	if _, err := kernel.New(mem, kernel.Options{Config: opts.Config}); err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
-	client := opts.Client
-	if client == nil {
-		client = &http.Client{}
-	}
-	return &Handler{mem: mem, opts: opts, url: strings.TrimSuffix(up, "/") + "/chat/completions", client: client}, nil
+	h := &Handler{mem: mem, opts: opts, url: strings.TrimSuffix(up, "/") + "/chat/completions"}
+	h.up = oaihttp.New(h.url, oaihttp.Options{APIKey: opts.APIKey, HTTPClient: opts.Client, MaxErrorBody: maxErrorBody})
+	return h, nil
 }
 
 // ServeHTTP serves POST /v1/chat/completions.

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/huimemory/huimemory/internal/oaihttp"
 )
 
 // toolCall is a tool call in a chat completion.
@@ -55,8 +56,12 @@ type chunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// maxResponse bounds an upstream response body the proxy reads whole.
-const maxResponse = 64 << 20
+// Bounds on the upstream's response bodies the proxy reads whole: a chat
+// completion, and the part of an error response it keeps.
+const (
+	maxResponse  = 64 << 20
+	maxErrorBody = 1 << 20
+)
 
 // post calls the upstream with the call's messages. On the final round
 // the model may no longer call memory tools: they are left out when the
@@ -91,32 +96,21 @@ func (h *Handler) post(ctx context.Context, c *call, final bool) (*http.Response
 	if err != nil {
 		return nil, nil, internal(err)
 	}
-	uctx, cancel := context.WithTimeout(ctx, h.opts.Config.UpstreamTimeout)
-	req, err := http.NewRequestWithContext(uctx, http.MethodPost, h.url, bytes.NewReader(b))
-	if err != nil {
-		cancel()
-		return nil, nil, internal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
+	accept := "application/json"
 	if c.stream {
-		req.Header.Set("Accept", "text/event-stream")
-	} else {
-		req.Header.Set("Accept", "application/json")
+		accept = "text/event-stream"
 	}
-	if h.opts.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+h.opts.APIKey)
-	}
-	resp, err := h.client.Do(req)
+	uctx, cancel := context.WithTimeout(ctx, h.opts.Config.UpstreamTimeout)
+	resp, err := h.up.Send(uctx, b, accept)
 	if err != nil {
-		err = h.upstreamErr(uctx, err)
+		var herr *oaihttp.HTTPError
+		if errors.As(err, &herr) {
+			err = statusError(herr.StatusCode, herr.Body)
+		} else {
+			err = h.upstreamErr(uctx, err)
+		}
 		cancel()
 		return nil, nil, err
-	}
-	if resp.StatusCode/100 != 2 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		resp.Body.Close()
-		cancel()
-		return nil, nil, statusError(resp.StatusCode, data)
 	}
 	return resp, cancel, nil
 }

@@ -63,6 +63,17 @@ type WriterLocker interface {
 	UnlockWriter()
 }
 
+// Prefetcher is a [KVTx] whose reads are round trips to a server (the
+// PostgreSQL backend's): Prefetch names keys of a bucket that the
+// transaction is about to Get, and the KVTx reads them together, with
+// the keys of every other Prefetch since, at the next Get that needs the
+// server; the Gets of those keys then cost nothing. A Prefetch changes no
+// result, only when the reads happen. bbolt's transactions, whose reads
+// are memory reads, do not implement it (see [Tx.PrefetchChunks]).
+type Prefetcher interface {
+	Prefetch(bucket []byte, keys [][]byte)
+}
+
 // Notifier is a [KV] that can tell other processes what a transaction
 // changed: Notify queues a message that is delivered, with the
 // transaction's other messages, when (and only if) it commits.

@@ -784,7 +784,9 @@ func (t *Tx) DiscardStage(info *StageInfo, limit int) (bool, error) {
 }
 
 // deleteSessionMessages removes up to limit stored messages of a session
-// with their content keys, and returns how many it removed.
+// with their content keys, and every source's claim on them (a grouped
+// stage's files claim its messages each under its own name:
+// core/engine/sourcegroup.go), and returns how many it removed.
 func (t *Tx) deleteSessionMessages(ns, session string, limit int) (int, error) {
 	prefix := SessionPrefix(ns, session)
 	var keys, ids [][]byte
@@ -811,6 +813,12 @@ func (t *Tx) deleteSessionMessages(ns, session string, limit int) (int, error) {
 		}
 		if err := t.del(bMsgIDs, ids[i]); err != nil {
 			return 0, err
+		}
+		mk := core.MessageKey(ids[i])
+		for _, src := range t.MessageClaimers(mk) {
+			if err := t.UnclaimMessage(src, mk); err != nil {
+				return 0, err
+			}
 		}
 	}
 	return len(keys), nil

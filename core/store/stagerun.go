@@ -172,6 +172,17 @@ func (t *Tx) UseStageRun(r *StageRun) {
 // Records returns how many records the run holds (for tests and tracing).
 func (r *StageRun) Records() int { return r.records }
 
+// StagedInRun reports whether one of the batches of the stage run the
+// transaction uses ([Tx.UseStageRun]) stored message k: true for a
+// message of the stage, false for one stored before it or not at all.
+func (t *Tx) StagedInRun(k core.MessageKey) bool {
+	if t.run == nil {
+		return false
+	}
+	v, found := t.runGet(runTags[string(bMsgIDs)], k[:])
+	return found && v != nil
+}
+
 // runKey is a run bucket's key of key in bucket tag.
 func runKey(tag byte, key []byte) []byte {
 	b := make([]byte, 0, 1+len(key))

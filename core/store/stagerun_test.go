@@ -210,7 +210,9 @@ func TestStageRunMatchesDirectWrites(t *testing.T) {
 
 // stageWithRun writes a stage of three sessions through a run, as an
 // ingest's batches do: messages, claims, chunks with vectors, and one
-// chunk cut again by a later batch.
+// chunk cut again by a later batch. The second session's messages are
+// claimed by a source other than the stage's, as the files of a grouped
+// stage claim theirs (core/engine/sourcegroup.go).
 func stageWithRun(t *testing.T, s *Store, newRun func(*testing.T, *Store, *StageInfo) *StageRun) (*StageInfo, *StageRun) {
 	t.Helper()
 	var info *StageInfo
@@ -230,7 +232,11 @@ func stageWithRun(t *testing.T, s *Store, newRun func(*testing.T, *Store, *Stage
 				if _, err := tx.AddStagedMessage(info, m, m.Key(), 1); err != nil {
 					return err
 				}
-				if err := tx.ClaimMessage("/src", m.Key()); err != nil {
+				src := "/src"
+				if b == 1 {
+					src = "/src-2"
+				}
+				if err := tx.ClaimMessage(src, m.Key()); err != nil {
 					return err
 				}
 				var ck core.ChunkKey

@@ -1,7 +1,8 @@
-// Command quickstart is HuiMemory as a Go library in about forty lines: it
-// opens a home, ingests the sample conversation (conversation.jsonl, beside
-// this file), recalls a turn, walks to the turn before it with its prev id,
-// and runs one LLM tool call through the dispatcher of core/tools.
+// Command quickstart is HuiMemory as a Go library in about forty lines and
+// one import, the root package huimemory: it opens a home, ingests the
+// sample conversation (conversation.jsonl, beside this file), recalls a
+// turn, walks to the turn before it with its prev id, and runs one LLM tool
+// call through the memory's tool dispatcher.
 //
 // Run it from this folder:
 //

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +48,49 @@ func TestBenchIngestDir(t *testing.T) {
 	}
 	if ents, err := os.ReadDir(dir); err != nil || len(ents) == 0 {
 		t.Errorf("--keep left nothing in %s: %v", dir, err)
+	}
+}
+
+// TestBenchIngestLayouts runs `bench ingest --layout file,folder`: the
+// same messages as one file and as a folder of one file per session,
+// each ingested whole, and the folder's row followed by its ratio to the
+// file's.
+func TestBenchIngestLayouts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds huimem and starts ingests")
+	}
+	run := func(args ...string) []byte {
+		t.Helper()
+		c := exec.Command(benchBin, append([]string{"ingest", "--mb", "0.1", "--formats", "jsonl", "--layout", "file,folder", "--dir", t.TempDir()}, args...)...)
+		c.Env = append(os.Environ(), "HUIMEM_EMBEDDING_NAME=hash")
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("ingest %v: %v\n%s", args, err, out)
+		}
+		return out
+	}
+	var runs []struct {
+		Layout   string `json:"layout"`
+		Files    int    `json:"files"`
+		Messages int    `json:"messages"`
+		Bytes    int64  `json:"bytes"`
+	}
+	out := run("--json")
+	if err := json.Unmarshal(out, &runs); err != nil {
+		t.Fatalf("ingest --json: %v\n%s", err, out)
+	}
+	if len(runs) != 2 || runs[0].Layout != "file" || runs[1].Layout != "folder" {
+		t.Fatalf("ingest gave %s, want a file run and a folder run", out)
+	}
+	file, folder := runs[0], runs[1]
+	if file.Files != 1 || folder.Files < 2 || file.Messages == 0 || folder.Messages != file.Messages {
+		t.Errorf("file %+v, folder %+v: want the same messages, in one file and in several", file, folder)
+	}
+	if text := string(run()); !strings.Contains(text, "| jsonl | folder ÷ file |") {
+		t.Errorf("no ratio row in the table:\n%s", text)
+	}
+	c := exec.Command(benchBin, "ingest", "--layout", "tree")
+	if out, err := c.CombinedOutput(); err == nil || !strings.Contains(string(out), "want file, folder or both") {
+		t.Errorf("--layout tree: %v\n%s", err, out)
 	}
 }

@@ -93,7 +93,10 @@ Files are streamed. A new file with more than --batch messages is read,
 embedded and stored a batch at a time under a stage that readers do not
 see, and published in one small transaction at the end; a bad line, an
 interrupt or a crash leaves the store as it was, and running the same
-ingest again finishes the job.`,
+ingest again finishes the job. Small new files that come one after the
+other (a folder of sessions) go in together, each still tracked and all
+or nothing on its own: up to --batch messages of them in one
+transaction, more under one stage, as a large file goes in.`,
 		Args: minimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := core.ValidateNamespace(ns); err != nil {
@@ -156,20 +159,15 @@ ingest again finishes the job.`,
 			}
 			var sum ingestSummary
 			var failed []error
-			// The store's compaction and the index merge run once, after
-			// the last file (see core/engine/mergeafter.go).
-			base := e.TidyBase()
-			for _, f := range files {
-				if err := cmd.Context().Err(); err != nil {
-					return err
-				}
-				row := a.ingestOne(cmd, e, f, engine.SourceOptions{Namespace: ns, Format: format, Location: cfg.Time.Location(), BatchMessages: batch, DeferTidy: true})
+			// report says what happened to one file. The files go in
+			// through e.IngestSources, which groups small new files into
+			// one transaction, and reports in order.
+			report := func(f candidate, row ingestRow) {
 				if row.Error != "" {
 					failed = append(failed, row.err)
-					if len(files) == 1 {
-						return row.err
+					if len(files) > 1 {
+						warn(row.Error)
 					}
-					warn(row.Error)
 				}
 				sum.add(row.ingestFile)
 				switch row.Status {
@@ -186,6 +184,16 @@ ingest again finishes the job.`,
 					bar.Describe(fmt.Sprintf("%d messages, %.0f msg/s", sum.Messages, float64(sum.Messages)/max(el, 1e-3)))
 					bar.Add(1)
 				}
+			}
+			// The store's compaction and the index merge run once, after
+			// the last file (see core/engine/mergeafter.go).
+			base := e.TidyBase()
+			opts := engine.SourceOptions{Namespace: ns, Format: format, Location: cfg.Time.Location(), BatchMessages: batch, DeferTidy: true}
+			if err := a.ingestFiles(cmd, e, files, opts, report); err != nil {
+				return err
+			}
+			if len(files) == 1 && len(failed) == 1 {
+				return failed[0]
 			}
 			if bar != nil {
 				bar.Finish()
@@ -248,20 +256,43 @@ type ingestRow struct {
 	err error
 }
 
-// ingestOne ingests one file and says what happened.
-func (a *App) ingestOne(cmd *cobra.Command, e *engine.Engine, f candidate, opts engine.SourceOptions) ingestRow {
-	row := ingestRow{ingestFile: ingestFile{Path: f.path}}
-	if !f.explicit && opts.Format == "" && !recognised(f.path) {
-		row.Status = "ignored"
-		return row
+// ingestFiles ingests files through [engine.Engine.IngestSources] and
+// calls report for each, in order; files whose format is not recognised
+// are reported as ignored in their turn.
+func (a *App) ingestFiles(cmd *cobra.Command, e *engine.Engine, files []candidate, opts engine.SourceOptions, report func(candidate, ingestRow)) error {
+	rows := make([]*ingestRow, len(files))
+	var paths []string
+	var at []int // at[j] is the index in files of paths[j]
+	for i, f := range files {
+		if !f.explicit && opts.Format == "" && !recognised(f.path) {
+			rows[i] = &ingestRow{ingestFile: ingestFile{Path: f.path, Status: "ignored"}}
+			continue
+		}
+		paths = append(paths, f.path)
+		at = append(at, i)
 	}
-	res, err := e.IngestSource(cmd.Context(), f.path, opts)
-	row.Format, row.IngestResult, row.Dropped = res.Format, res.IngestResult, res.Dropped
-	row.Status = res.Status
+	next := 0
+	flush := func() {
+		for ; next < len(rows) && rows[next] != nil; next++ {
+			report(files[next], *rows[next])
+			rows[next] = nil
+		}
+	}
+	flush()
+	err := e.IngestSources(cmd.Context(), paths, opts, func(j int, res engine.SourceResult, err error) {
+		i := at[j]
+		row := &ingestRow{ingestFile: ingestFile{Path: files[i].path, Format: res.Format, IngestResult: res.IngestResult, Dropped: res.Dropped, Status: res.Status}}
+		if err != nil {
+			row.Status, row.Error, row.err = "failed", err.Error(), err
+		}
+		rows[i] = row
+		flush()
+	})
 	if err != nil {
-		row.Status, row.Error, row.err = "failed", err.Error(), err
+		return err
 	}
-	return row
+	flush()
+	return nil
 }
 
 // recognised reports whether a file's format can be detected (or the file

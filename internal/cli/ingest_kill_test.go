@@ -21,17 +21,20 @@ import (
 // the memory as it was before (or, if the ingest got to the end, as a
 // clean ingest leaves it), never a part of the file; then it runs the
 // ingest again and compares the memory with a clean ingest. It does so on
-// a home and on the PostgreSQL backend.
+// a home and on the PostgreSQL backend, and on a home with the same
+// messages as a folder of one file per session, whose files go in under
+// one stage (core/engine/sourcegroup.go).
 func TestIngestSurvivesKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds huimem and ingests a few thousand messages several times")
 	}
 	bin := buildHuimem(t)
-	t.Run("embedded", func(t *testing.T) { ingestKill9(t, bin, func(string) []string { return nil }) })
+	t.Run("embedded", func(t *testing.T) { ingestKill9(t, bin, false, func(string) []string { return nil }) })
+	t.Run("embedded folder", func(t *testing.T) { ingestKill9(t, bin, true, func(string) []string { return nil }) })
 	t.Run("postgres", func(t *testing.T) {
 		srv := pgtest.Start(t)
 		dsns := map[string]string{}
-		ingestKill9(t, bin, func(home string) []string {
+		ingestKill9(t, bin, false, func(home string) []string {
 			if dsns[home] == "" {
 				dsns[home] = srv.CreateDB(t)
 			}
@@ -41,18 +44,35 @@ func TestIngestSurvivesKill9(t *testing.T) {
 }
 
 // ingestKill9 is TestIngestSurvivesKill9 with env giving each home's
-// extra environment (its database).
-func ingestKill9(t *testing.T, bin string, env func(home string) []string) {
+// extra environment (its database), ingesting the messages as one file
+// or as a folder.
+func ingestKill9(t *testing.T, bin string, folder bool, env func(home string) []string) {
 	dir := t.TempDir()
 	msgs := synth.Corpus(synth.Options{Seed: 3, Pairs: 2000, PerSession: 15})
 	var buf bytes.Buffer
+	sessions := map[string]*bytes.Buffer{}
 	for _, m := range msgs {
 		line, _ := json.Marshal(map[string]string{"session": m.Session, "time": m.Time.Format(time.RFC3339Nano), "role": string(m.Role), "text": m.Text})
 		buf.Write(append(line, '\n'))
+		if sessions[m.Session] == nil {
+			sessions[m.Session] = &bytes.Buffer{}
+		}
+		sessions[m.Session].Write(append(line, '\n'))
 	}
 	file := filepath.Join(dir, "big.jsonl")
 	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if folder {
+		file = filepath.Join(dir, "sessions")
+		if err := os.Mkdir(file, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, b := range sessions {
+			if err := os.WriteFile(filepath.Join(file, name+".jsonl"), b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	seed := filepath.Join(dir, "seed.jsonl")
 	if err := os.WriteFile(seed, []byte(`{"session":"earlier","time":"2025-11-20T09:00:00+08:00","role":"user","text":"an earlier note about the deploy budget"}`+"\n"), 0o644); err != nil {

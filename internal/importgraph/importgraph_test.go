@@ -44,6 +44,21 @@ var forbidden = map[string][]string{
 	"plugins/extractor/topic":   {"github.com/DataDog/zstd"},
 	"plugins/extractor/llm":     {"github.com/DataDog/zstd"},
 	"plugins/embedder/hash":     {"github.com/DataDog/zstd"},
+	// The root package, huimemory, takes a plain core.Config: it links no
+	// CLI (nor cobra and viper, which read flags and config files), no
+	// server and no benchmark harness.
+	".": {module + "/internal/cli", module + "/internal/bench/", module + "/core/server", module + "/core/mcpserver",
+		module + "/core/proxy", "github.com/spf13/cobra", "github.com/spf13/viper"},
+}
+
+// importedOnlyBy lists, per package, the module-relative path prefixes of
+// the packages that alone may import it, in their code or in their
+// in-package tests; a prefix ending in "/" matches the folder's packages.
+var importedOnlyBy = map[string][]string{
+	// The root package is the one import for programs outside the module.
+	// Inside it only programs use it; the packages below it keep using
+	// the packages it wraps.
+	".": {"cmd/", "examples/"},
 }
 
 // pkg is one package of the module, with its imports inside the module
@@ -225,6 +240,23 @@ func TestImportGraph(t *testing.T) {
 			}
 		}
 	})
+	t.Run("imported only by", func(t *testing.T) {
+		for _, p := range pkgs {
+			for _, imp := range slices.Concat(p.imports, p.testImports) {
+				allowed, ok := importedOnlyBy[imp]
+				if ok && !slices.ContainsFunc(allowed, func(a string) bool {
+					return p.path == a || strings.HasSuffix(a, "/") && strings.HasPrefix(p.path, a)
+				}) {
+					t.Errorf("%s imports %s, which only %s may import", p.path, display(imp), strings.Join(allowed, ", "))
+				}
+			}
+		}
+		for path := range importedOnlyBy {
+			if !slices.ContainsFunc(pkgs, func(p pkg) bool { return p.path == path }) {
+				t.Errorf("importedOnlyBy names %s, which is not a package of the module", path)
+			}
+		}
+	})
 	t.Run("generated edges", func(t *testing.T) {
 		_, start, end := block(t, doc, edgesMarker)
 		want := edges(pkgs)
@@ -240,6 +272,14 @@ func TestImportGraph(t *testing.T) {
 				docPath, lineDiff(got, want))
 		}
 	})
+}
+
+// display names a module-relative package path in a message.
+func display(path string) string {
+	if path == "." {
+		return "the root package (huimemory)"
+	}
+	return path
 }
 
 // lineDiff lists the lines only in want (+) or only in got (-).

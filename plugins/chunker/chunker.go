@@ -30,11 +30,9 @@ type Versioner = shared.Versioner
 //	func(ctx context.Context, options map[string]string) (Chunker, error)
 type Factory = shared.Factory[Chunker]
 
-// PluginInfo is what a chunker plugin reports about itself.
-type PluginInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
+// PluginInfo is what a chunker plugin reports about itself: its Name and
+// Version.
+type PluginInfo = shared.PluginInfo
 
 // ErrUnsupported means the plugin lacks an optional capability, such as
 // taking options.

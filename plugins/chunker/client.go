@@ -13,11 +13,14 @@ import (
 // Client is the host side of a chunker plugin: a [Chunker] whose calls go
 // to the plugin over gRPC. It is safe for concurrent use.
 //
-// Errors the plugin returns come back with its message. Transport failures
-// (the process died, the call ran out of time) come back as gRPC status
-// errors, so that the caller can tell them apart; plugins/host does, and
-// restarts the plugin.
+// Configure sends the plugin its options (a plugin that takes none answers
+// [ErrUnsupported]) and PluginInfo asks for its name and version. Errors
+// the plugin returns come back with its message. Transport failures (the
+// process died, the call ran out of time) come back as gRPC status errors,
+// so that the caller can tell them apart; plugins/host does, and restarts
+// the plugin.
 type Client struct {
+	shared.Conn
 	rpc pb.ChunkerClient
 }
 
@@ -25,29 +28,11 @@ var _ Chunker = (*Client)(nil)
 
 // NewClient returns a client for the chunker service on cc.
 func NewClient(cc grpc.ClientConnInterface) *Client {
-	return &Client{rpc: pb.NewChunkerClient(cc)}
-}
-
-// Configure sends the plugin its options. A plugin that takes none answers
-// [ErrUnsupported].
-func (c *Client) Configure(ctx context.Context, options map[string]string) error {
-	return shared.CallConfigure(ctx, c.rpc, options)
-}
-
-// PluginInfo asks the plugin for its name and version.
-func (c *Client) PluginInfo(ctx context.Context) (PluginInfo, error) {
-	resp, err := shared.CallInfo(ctx, c.rpc)
-	if err != nil {
-		return PluginInfo{}, err
-	}
-	return PluginInfo{Name: resp.GetName(), Version: resp.GetVersion()}, nil
+	rpc := pb.NewChunkerClient(cc)
+	return &Client{Conn: shared.NewConn(rpc), rpc: rpc}
 }
 
 // Chunk sends the session's messages to the plugin and returns its spans.
 func (c *Client) Chunk(ctx context.Context, msgs []core.SessionMessage) ([]core.Span, error) {
-	resp, err := c.rpc.Chunk(ctx, &pb.ChunkRequest{Messages: messagesToPB(msgs)})
-	if err != nil {
-		return nil, shared.FromStatus(err)
-	}
-	return spansFromPB(resp.GetSpans()), nil
+	return shared.Invoke(ctx, c.rpc.Chunk, &pb.ChunkRequest{Messages: messagesToPB(msgs)}, chunkResponseFromPB)
 }

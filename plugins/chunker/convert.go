@@ -8,6 +8,18 @@ import (
 	"github.com/huimemory/huimemory/plugins/internal/shared"
 )
 
+func chunkRequestFromPB(req *pb.ChunkRequest) ([]core.SessionMessage, error) {
+	return messagesFromPB(req.GetMessages())
+}
+
+func chunkResponseToPB(spans []core.Span) *pb.ChunkResponse {
+	return &pb.ChunkResponse{Spans: spansToPB(spans)}
+}
+
+func chunkResponseFromPB(resp *pb.ChunkResponse) []core.Span {
+	return spansFromPB(resp.GetSpans())
+}
+
 func messagesToPB(msgs []core.SessionMessage) []*pb.SessionMessage {
 	out := make([]*pb.SessionMessage, len(msgs))
 	for i := range msgs {

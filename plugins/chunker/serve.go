@@ -3,26 +3,20 @@ package chunker
 import (
 	"context"
 
-	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/huimemory/huimemory/plugins/internal/pb"
 	"github.com/huimemory/huimemory/plugins/internal/shared"
 )
 
-// ServeConfig says what [ServeWith] serves.
-type ServeConfig struct {
-	// Factory builds the chunker from the plugin's options. Required.
-	Factory Factory
-	// Name is reported to the host; empty means the program's file name.
-	Name string
-	// Version is reported to the host. Empty means the chunker's Version
-	// method when it has one ([Versioner]), else the main module's version
-	// from the program's Go build info.
-	Version string
-}
+// ServeConfig says what [ServeWith] serves: the Factory that builds the
+// chunker from the plugin's options (required), the Name reported to the
+// host (empty means the program's file name) and the Version (empty means
+// the chunker's Version method when it has one, [Versioner], else the main
+// module's version from the program's Go build info). It is the struct:
+//
+//	struct{ Factory Factory; Name, Version string }
+type ServeConfig = shared.ServeConfig[Chunker]
 
 // Serve serves impl as a chunker plugin: it is a plugin program's whole
 // main. It returns when the host ends the plugin; run by hand, not by a
@@ -34,9 +28,7 @@ func Serve(impl Chunker) {
 }
 
 // ServeWith serves the chunker that cfg.Factory builds, like [Serve].
-func ServeWith(cfg ServeConfig) {
-	shared.Serve(shared.KindChunker, &Plugin{Config: cfg})
-}
+func ServeWith(cfg ServeConfig) { (&Plugin{Config: cfg}).Serve() }
 
 // Static returns a [Factory] that always gives impl, passing the options
 // to impl's Configure method if it has one. With options and no Configure
@@ -45,57 +37,32 @@ func Static(impl Chunker) Factory {
 	return shared.Static(shared.KindChunker, impl)
 }
 
-// Plugin is the go-plugin glue for chunkers (a plugin.GRPCPlugin). A host
-// uses it with a zero Config; [ServeWith] fills Config in.
-type Plugin struct {
-	plugin.NetRPCUnsupportedPlugin
-	// Config is the server side's chunker; unused on the host side.
-	Config ServeConfig
+// Plugin is the go-plugin glue for chunkers (a plugin.GRPCPlugin): its
+// GRPCServer serves Config, its GRPCClient gives a [*Client]. A host uses
+// it with a zero Config; [ServeWith] fills Config in.
+type Plugin = shared.Plugin[Chunker, *Client, kind]
+
+// kind tells the go-plugin glue about chunkers.
+type kind struct{}
+
+func (kind) Name() string { return shared.KindChunker }
+
+func (kind) Register(s *grpc.Server, impl *shared.Impl[Chunker]) {
+	pb.RegisterChunkerServer(s, &server{Service: shared.Service[Chunker]{Impl: impl}})
 }
 
-var _ plugin.GRPCPlugin = (*Plugin)(nil)
-
-// GRPCServer registers the chunker service on s.
-func (p *Plugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	pb.RegisterChunkerServer(s, &server{impl: shared.Impl[Chunker]{
-		Kind: shared.KindChunker, Factory: p.Config.Factory, Name: p.Config.Name, Version: p.Config.Version,
-	}})
-	return nil
-}
-
-// GRPCClient returns a [*Client] on cc.
-func (p *Plugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, cc *grpc.ClientConn) (any, error) {
-	return NewClient(cc), nil
-}
+func (kind) NewClient(cc *grpc.ClientConn) *Client { return NewClient(cc) }
 
 // server is the plugin side: it adapts the Chunker to the generated
-// service.
+// service, with Configure and Info from [shared.Service].
 type server struct {
-	pb.UnimplementedChunkerServer
-	impl shared.Impl[Chunker]
+	shared.Service[Chunker]
+	unimplemented
 }
 
-func (s *server) Configure(ctx context.Context, req *pb.ConfigureRequest) (*pb.ConfigureResponse, error) {
-	return &pb.ConfigureResponse{}, shared.ToStatus(s.impl.Configure(ctx, req.GetOptions()))
-}
-
-func (s *server) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.PluginInfo, error) {
-	info, err := s.impl.Info(ctx)
-	return info, shared.ToStatus(err)
-}
+// unimplemented puts the generated server one level below shared.Service.
+type unimplemented struct{ pb.UnimplementedChunkerServer }
 
 func (s *server) Chunk(ctx context.Context, req *pb.ChunkRequest) (*pb.ChunkResponse, error) {
-	impl, err := s.impl.Get(ctx)
-	if err != nil {
-		return nil, shared.ToStatus(err)
-	}
-	msgs, err := messagesFromPB(req.GetMessages())
-	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
-	}
-	spans, err := impl.Chunk(ctx, msgs)
-	if err != nil {
-		return nil, shared.ToStatus(err)
-	}
-	return &pb.ChunkResponse{Spans: spansToPB(spans)}, nil
+	return shared.Call(ctx, s.Impl, Chunker.Chunk, req, chunkRequestFromPB, chunkResponseToPB)
 }

@@ -14,11 +14,13 @@ import (
 // Client is the host side of an embedder plugin: an [Embedder] whose calls
 // go to the plugin over gRPC. It is safe for concurrent use.
 //
-// Errors the plugin returns come back with its message. Transport failures
-// (the process died, the call ran out of time) come back as gRPC status
-// errors, so that the caller can tell them apart; plugins/host does, and
-// restarts the plugin.
+// Configure sends the plugin its options; a plugin that takes none
+// answers [ErrUnsupported]. Errors the plugin returns come back with its
+// message. Transport failures (the process died, the call ran out of time)
+// come back as gRPC status errors, so that the caller can tell them apart;
+// plugins/host does, and restarts the plugin.
 type Client struct {
+	shared.Conn
 	rpc pb.EmbedderClient
 	// dim is the dimension from the plugin's last Info; 0 before the
 	// first.
@@ -29,13 +31,8 @@ var _ Embedder = (*Client)(nil)
 
 // NewClient returns a client for the embedder service on cc.
 func NewClient(cc grpc.ClientConnInterface) *Client {
-	return &Client{rpc: pb.NewEmbedderClient(cc)}
-}
-
-// Configure sends the plugin its options. A plugin that takes none answers
-// [ErrUnsupported].
-func (c *Client) Configure(ctx context.Context, options map[string]string) error {
-	return shared.CallConfigure(ctx, c.rpc, options)
+	rpc := pb.NewEmbedderClient(cc)
+	return &Client{Conn: shared.NewConn(rpc), rpc: rpc}
 }
 
 // PluginInfo asks the plugin for its name, version, model and dimension.
@@ -74,15 +71,15 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		}
 		dim = pi.Dim
 	}
-	resp, err := c.rpc.Embed(ctx, &pb.EmbedRequest{Texts: texts})
+	vecs, err := shared.Invoke(ctx, c.rpc.Embed, &pb.EmbedRequest{Texts: texts}, (*pb.EmbedResponse).GetVectors)
 	if err != nil {
-		return nil, shared.FromStatus(err)
+		return nil, err
 	}
-	if len(resp.GetVectors()) != len(texts) {
-		return nil, fmt.Errorf("%w: %d vectors for %d texts", ErrInvalidVector, len(resp.GetVectors()), len(texts))
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("%w: %d vectors for %d texts", ErrInvalidVector, len(vecs), len(texts))
 	}
 	out := make([][]float32, len(texts))
-	for i, v := range resp.GetVectors() {
+	for i, v := range vecs {
 		vals := v.GetValues()
 		if len(vals) != dim {
 			return nil, fmt.Errorf("%w: vector %d of %d has dimension %d, but the plugin's Info says %d",

@@ -8,6 +8,18 @@ import (
 	"github.com/huimemory/huimemory/plugins/internal/shared"
 )
 
+func extractRequestFromPB(req *pb.ExtractRequest) (*core.Chunk, error) {
+	return chunkFromPB(req.GetChunk())
+}
+
+func extractResponseToPB(mems []core.Memory) *pb.ExtractResponse {
+	return &pb.ExtractResponse{Memories: memoriesToPB(mems)}
+}
+
+func extractResponseFromPB(resp *pb.ExtractResponse) []core.Memory {
+	return memoriesFromPB(resp.GetMemories())
+}
+
 func chunkToPB(c *core.Chunk) *pb.Chunk {
 	msgs := make([]*pb.Message, len(c.Messages))
 	for i := range c.Messages {

@@ -33,11 +33,9 @@ type Versioner = shared.Versioner
 //	func(ctx context.Context, options map[string]string) (Extractor, error)
 type Factory = shared.Factory[Extractor]
 
-// PluginInfo is what an extractor plugin reports about itself.
-type PluginInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
+// PluginInfo is what an extractor plugin reports about itself: its Name
+// and Version.
+type PluginInfo = shared.PluginInfo
 
 // ErrUnsupported means the plugin lacks an optional capability, such as
 // taking options.

@@ -3,26 +3,21 @@ package extractor
 import (
 	"context"
 
-	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/huimemory/huimemory/plugins/internal/pb"
 	"github.com/huimemory/huimemory/plugins/internal/shared"
 )
 
-// ServeConfig says what [ServeWith] serves.
-type ServeConfig struct {
-	// Factory builds the extractor from the plugin's options. Required.
-	Factory Factory
-	// Name is reported to the host; empty means the program's file name.
-	Name string
-	// Version is reported to the host. Empty means the extractor's Version
-	// method when it has one ([Versioner]), else the main module's version
-	// from the program's Go build info.
-	Version string
-}
+// ServeConfig says what [ServeWith] serves: the Factory that builds the
+// extractor from the plugin's options (required), the Name reported to
+// the host (empty means the program's file name) and the Version (empty
+// means the extractor's Version method when it has one, [Versioner], else
+// the main module's version from the program's Go build info). It is the
+// struct:
+//
+//	struct{ Factory Factory; Name, Version string }
+type ServeConfig = shared.ServeConfig[Extractor]
 
 // Serve serves impl as an extractor plugin: it is a plugin program's whole
 // main. It returns when the host ends the plugin; run by hand, not by a
@@ -34,9 +29,7 @@ func Serve(impl Extractor) {
 }
 
 // ServeWith serves the extractor that cfg.Factory builds, like [Serve].
-func ServeWith(cfg ServeConfig) {
-	shared.Serve(shared.KindExtractor, &Plugin{Config: cfg})
-}
+func ServeWith(cfg ServeConfig) { (&Plugin{Config: cfg}).Serve() }
 
 // Static returns a [Factory] that always gives impl, passing the options
 // to impl's Configure method if it has one. With options and no Configure
@@ -45,57 +38,34 @@ func Static(impl Extractor) Factory {
 	return shared.Static(shared.KindExtractor, impl)
 }
 
-// Plugin is the go-plugin glue for extractors (a plugin.GRPCPlugin). A host
-// uses it with a zero Config; [ServeWith] fills Config in.
-type Plugin struct {
-	plugin.NetRPCUnsupportedPlugin
-	// Config is the server side's extractor; unused on the host side.
-	Config ServeConfig
+// Plugin is the go-plugin glue for extractors (a plugin.GRPCPlugin): its
+// GRPCServer serves Config, its GRPCClient gives a [*Client]. A host uses
+// it with a zero Config; [ServeWith] fills Config in.
+type Plugin = shared.Plugin[Extractor, *Client, kind]
+
+// kind tells the go-plugin glue about extractors.
+type kind struct{}
+
+func (kind) Name() string { return shared.KindExtractor }
+
+func (kind) Register(s *grpc.Server, impl *shared.Impl[Extractor]) {
+	pb.RegisterExtractorServer(s, &server{Service: shared.Service[Extractor]{Impl: impl}})
 }
 
-var _ plugin.GRPCPlugin = (*Plugin)(nil)
-
-// GRPCServer registers the extractor service on s.
-func (p *Plugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	pb.RegisterExtractorServer(s, &server{impl: shared.Impl[Extractor]{
-		Kind: shared.KindExtractor, Factory: p.Config.Factory, Name: p.Config.Name, Version: p.Config.Version,
-	}})
-	return nil
-}
-
-// GRPCClient returns a [*Client] on cc.
-func (p *Plugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, cc *grpc.ClientConn) (any, error) {
-	return NewClient(cc), nil
-}
+func (kind) NewClient(cc *grpc.ClientConn) *Client { return NewClient(cc) }
 
 // server is the plugin side: it adapts the Extractor to the generated
-// service.
+// service, with Configure and Info from [shared.Service].
 type server struct {
+	shared.Service[Extractor]
+	unimplemented
+}
+
+// unimplemented puts the generated server one level below shared.Service.
+type unimplemented struct {
 	pb.UnimplementedExtractorServer
-	impl shared.Impl[Extractor]
-}
-
-func (s *server) Configure(ctx context.Context, req *pb.ConfigureRequest) (*pb.ConfigureResponse, error) {
-	return &pb.ConfigureResponse{}, shared.ToStatus(s.impl.Configure(ctx, req.GetOptions()))
-}
-
-func (s *server) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.PluginInfo, error) {
-	info, err := s.impl.Info(ctx)
-	return info, shared.ToStatus(err)
 }
 
 func (s *server) Extract(ctx context.Context, req *pb.ExtractRequest) (*pb.ExtractResponse, error) {
-	impl, err := s.impl.Get(ctx)
-	if err != nil {
-		return nil, shared.ToStatus(err)
-	}
-	c, err := chunkFromPB(req.GetChunk())
-	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
-	}
-	mems, err := impl.Extract(ctx, c)
-	if err != nil {
-		return nil, shared.ToStatus(err)
-	}
-	return &pb.ExtractResponse{Memories: memoriesToPB(mems)}, nil
+	return shared.Call(ctx, s.Impl, Extractor.Extract, req, extractRequestFromPB, extractResponseToPB)
 }

@@ -253,36 +253,33 @@ func (p *proc) setup(ctx context.Context, c *conn) (Info, error) {
 		}
 		return nil
 	}
+	rpc, ok := c.rpc.(interface {
+		Configure(ctx context.Context, options map[string]string) error
+	})
+	if !ok {
+		return Info{}, fmt.Errorf("plugin gave a %T for %s", c.rpc, p.kind)
+	}
+	if err := configured(rpc.Configure(ctx, p.options)); err != nil {
+		return Info{}, err
+	}
+	var info Info
+	var err error
 	switch rpc := c.rpc.(type) {
 	case *embedder.Client:
-		if err := configured(rpc.Configure(ctx, p.options)); err != nil {
-			return Info{}, err
-		}
-		pi, err := rpc.PluginInfo(ctx)
-		if err != nil {
-			return Info{}, fmt.Errorf("info: %w", err)
-		}
-		return Info{Name: pi.Name, Version: pi.Version, Model: pi.Model, Dim: pi.Dim}, nil
-	case *chunker.Client:
-		if err := configured(rpc.Configure(ctx, p.options)); err != nil {
-			return Info{}, err
-		}
-		pi, err := rpc.PluginInfo(ctx)
-		if err != nil {
-			return Info{}, fmt.Errorf("info: %w", err)
-		}
-		return Info{Name: pi.Name, Version: pi.Version}, nil
-	case *extractor.Client:
-		if err := configured(rpc.Configure(ctx, p.options)); err != nil {
-			return Info{}, err
-		}
-		pi, err := rpc.PluginInfo(ctx)
-		if err != nil {
-			return Info{}, fmt.Errorf("info: %w", err)
-		}
-		return Info{Name: pi.Name, Version: pi.Version}, nil
+		var pi embedder.PluginInfo
+		pi, err = rpc.PluginInfo(ctx)
+		info = Info{Name: pi.Name, Version: pi.Version, Model: pi.Model, Dim: pi.Dim}
+	case interface {
+		PluginInfo(ctx context.Context) (shared.PluginInfo, error)
+	}: // chunkers and extractors
+		var pi shared.PluginInfo
+		pi, err = rpc.PluginInfo(ctx)
+		info = Info{Name: pi.Name, Version: pi.Version}
 	}
-	return Info{}, fmt.Errorf("plugin gave a %T for %s", c.rpc, p.kind)
+	if err != nil {
+		return Info{}, fmt.Errorf("info: %w", err)
+	}
+	return info, nil
 }
 
 // startError explains why go-plugin could not start the program.

@@ -20,6 +20,9 @@
 //	5: an index on lex_terms by term.
 //	6: drops the tables, sequence and triggers of 1 and 3 that the kv
 //	   store replaced (meta stays: it holds the index generation).
+//	7: lex_docs.tf, each chunk's terms and frequencies as a jsonb map,
+//	   filled from the tsvectors (rows up to 8 kB stay uncompressed), and
+//	   a GIN index per field in place of the one over the tsvector.
 package migrations
 
 import (

@@ -85,6 +85,9 @@ func TestEachVersion(t *testing.T) {
 		}
 		return out
 	}
+	lex7 := merge(lex, map[string][]string{
+		"lex_docs": append(slices.Clone(lex["lex_docs"]), "tf"),
+	})
 	seq := []string{"message_seq"}
 	cases := []struct {
 		version  int
@@ -99,6 +102,7 @@ func TestEachVersion(t *testing.T) {
 		{4, merge(meta, store, lex, kv), []string{"vectors_notify_delete", "vectors_notify_insert", "vectors_notify_update"}, []string{"lex_bm25", "lex_tf", "notify_vectors"}, seq},
 		{5, merge(meta, store, lex, kv), []string{"vectors_notify_delete", "vectors_notify_insert", "vectors_notify_update"}, []string{"lex_bm25", "lex_tf", "notify_vectors"}, seq},
 		{6, merge(meta, lex, kv), nil, []string{"lex_bm25", "lex_tf"}, nil},
+		{7, merge(meta, lex7, kv), nil, []string{"lex_bm25", "lex_tf"}, nil},
 	}
 	if len(cases) != Latest() {
 		t.Fatalf("the test covers %d versions, there are %d: add a case", len(cases), Latest())
@@ -194,8 +198,8 @@ func TestIndexesLeadWithNamespace(t *testing.T) {
 			t.Errorf("index %s starts with %s, not ns", idx, col)
 		}
 	}
-	// meta's key; lex_docs' key, tsv and time; lex_terms' key and term;
-	// lex_stats' key.
+	// meta's key; lex_docs' key, time and field indexes; lex_terms' key
+	// and term; lex_stats' key.
 	if n < 7 {
 		t.Errorf("found %d indexes; the query is broken", n)
 	}
@@ -240,5 +244,50 @@ func TestTooNew(t *testing.T) {
 	}
 	if _, err := Apply(t.Context(), p, 99); err == nil {
 		t.Error("Apply to an unknown version succeeded")
+	}
+}
+
+// TestVersion7FillsTermMaps checks that version 7 gives the chunks indexed
+// before it their term maps, read from their tsvectors' 4*tf+field
+// positions.
+func TestVersion7FillsTermMaps(t *testing.T) {
+	p := pool(t)
+	if _, err := Apply(t.Context(), p, 6); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]string{
+		{"a", `'dog':13A,6B,15C 'it''s':5A 'x':16382B`},
+		{"b", `'猫':7C`},
+		{"c", ``},
+	} {
+		_, err := p.Exec(t.Context(), `INSERT INTO lex_docs (ns, id, session, t, tsv, len_text, len_reply, len_ctx)
+			VALUES ('', $1, 's', now(), $2::tsvector, 1, 1, 1)`, r[0], r[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Apply(t.Context(), p, 7); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := p.Query(t.Context(), `SELECT id, tf::text FROM lex_docs ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for rows.Next() {
+		var id, tf string
+		if err := rows.Scan(&id, &tf); err != nil {
+			t.Fatal(err)
+		}
+		got[id] = tf
+	}
+	rows.Close()
+	want := map[string]string{
+		"a": `{"x": 16773120, "dog": 50335747, "it's": 1}`,
+		"b": `{"猫": 16777216}`,
+		"c": `{}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("term maps (-want +got):\n%s", diff)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,11 @@ import (
 // ExportFormats are the formats [WriteExport] can generate.
 var ExportFormats = []string{"jsonl", "chatgpt"}
 
+// ExportLayouts are the ways [RunIngest] lays an export out: "file", one
+// export file, and "folder", a folder of one file per session holding the
+// same messages.
+var ExportLayouts = []string{"file", "folder"}
+
 // exportChunk is how many exchange pairs are generated at a time.
 const exportChunk = 2000
 
@@ -39,7 +45,24 @@ func WriteExport(path, format string, size int64, seed uint64) (int, error) {
 		return 0, err
 	}
 	w := &countWriter{w: bufio.NewWriterSize(f, 1<<20)}
-	n, err := writeExport(w, format, size, seed)
+	enc := newEncoder(w)
+	first := true
+	if format == "chatgpt" {
+		w.Write([]byte("[\n"))
+	}
+	n, err := generate(format, seed, func() int64 { return w.n }, func(sess []core.Message) error {
+		if format == "jsonl" {
+			return encodeJSONL(enc, sess)
+		}
+		if !first {
+			w.Write([]byte(",\n"))
+		}
+		first = false
+		return enc.Encode(chatGPTConversation(sess))
+	}, size)
+	if format == "chatgpt" {
+		w.Write([]byte("]\n"))
+	}
 	if ferr := w.w.Flush(); err == nil {
 		err = ferr
 	}
@@ -47,6 +70,49 @@ func WriteExport(path, format string, size int64, seed uint64) (int, error) {
 		err = cerr
 	}
 	return n, err
+}
+
+// WriteExportFolder writes the messages [WriteExport] writes for the same
+// format, size and seed into the folder dir (made if missing), one file a
+// session: <session>.jsonl for "jsonl", <session>.json holding a one-conversation
+// array for "chatgpt". It returns how many messages and files it wrote.
+func WriteExportFolder(dir, format string, size int64, seed uint64) (msgs, files int, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, 0, err
+	}
+	// The file layout's size counts the chatgpt array's brackets and
+	// separators; counting them here too keeps the messages the same.
+	var total int64
+	if format == "chatgpt" {
+		total = 2
+	}
+	buf := &bytes.Buffer{}
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	msgs, err = generate(format, seed, func() int64 { return total }, func(sess []core.Message) error {
+		buf.Reset()
+		ext := ".jsonl"
+		if format == "jsonl" {
+			if err := encodeJSONL(enc, sess); err != nil {
+				return err
+			}
+		} else {
+			ext = ".json"
+			buf.WriteString("[\n")
+			if err := enc.Encode(chatGPTConversation(sess)); err != nil {
+				return err
+			}
+			buf.WriteString("]\n")
+			if files > 0 {
+				total += 2 // ",\n"
+			}
+			total -= 4 // the brackets the file layout writes once
+		}
+		total += int64(buf.Len())
+		files++
+		return os.WriteFile(filepath.Join(dir, sess[0].Session+ext), buf.Bytes(), 0o644)
+	}, size)
+	return msgs, files, err
 }
 
 type countWriter struct {
@@ -60,52 +126,48 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func writeExport(w *countWriter, format string, size int64, seed uint64) (int, error) {
+func newEncoder(w *countWriter) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+func encodeJSONL(enc *json.Encoder, sess []core.Message) error {
+	for _, m := range sess {
+		if err := enc.Encode(map[string]string{"session": m.Session, "time": m.Time.Format(time.RFC3339),
+			"role": string(m.Role), "text": m.Text}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// generate makes seeded sessions of unique ids, a round of exportChunk
+// pairs at a time, and hands each to emit until written() reaches size;
+// it returns how many messages it handed over.
+func generate(format string, seed uint64, written func() int64, emit func([]core.Message) error, size int64) (int, error) {
 	if format != "jsonl" && format != "chatgpt" {
 		return 0, fmt.Errorf("perf: no generator for format %q (have jsonl, chatgpt)", format)
 	}
 	start := time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
 	msgs := 0
-	if format == "chatgpt" {
-		w.Write([]byte("[\n"))
-	}
-	first := true
-	for round := 0; w.n < size; round++ {
+	for round := 0; written() < size; round++ {
 		part := synth.Corpus(synth.Options{Seed: seed + uint64(round), Pairs: exportChunk,
 			Start: start.Add(time.Duration(round) * 7 * 24 * time.Hour), Span: 7 * 24 * time.Hour})
 		for i := range part {
 			part[i].Session = fmt.Sprintf("g%05d-%s", round, part[i].Session)
-		}
-		if format == "jsonl" {
-			for _, m := range part {
-				if err := enc.Encode(map[string]string{"session": m.Session, "time": m.Time.Format(time.RFC3339),
-					"role": string(m.Role), "text": m.Text}); err != nil {
-					return msgs, err
-				}
-				msgs++
-			}
-			continue
 		}
 		for i := 0; i < len(part); {
 			j := i
 			for j < len(part) && part[j].Session == part[i].Session {
 				j++
 			}
-			if !first {
-				w.Write([]byte(",\n"))
-			}
-			first = false
-			if err := enc.Encode(chatGPTConversation(part[i:j])); err != nil {
+			if err := emit(part[i:j]); err != nil {
 				return msgs, err
 			}
 			msgs += j - i
 			i = j
 		}
-	}
-	if format == "chatgpt" {
-		w.Write([]byte("]\n"))
 	}
 	return msgs, nil
 }
@@ -137,7 +199,11 @@ func chatGPTConversation(msgs []core.Message) map[string]any {
 // IngestRun is what one `huimem ingest` process of a generated export
 // cost.
 type IngestRun struct {
-	Format   string  `json:"format"`
+	Format string `json:"format"`
+	// Layout is "file" or "folder" (see [ExportLayouts]); Files is how
+	// many files the export was.
+	Layout   string  `json:"layout"`
+	Files    int     `json:"files"`
 	Bytes    int64   `json:"bytes"`
 	Messages int     `json:"messages"`
 	WallS    float64 `json:"wall_s"`
@@ -155,30 +221,41 @@ type IngestRun struct {
 	Load [2]float64 `json:"load_avg"`
 }
 
-// RunIngest generates an export of size bytes in format under dir,
-// ingests it into a new home there with one process of exe (extra flags
-// after "ingest"), and measures it; it removes the home and the file
-// unless keep is set.
-func RunIngest(ctx context.Context, exe, dir, format string, size int64, keep bool, env []string, extra ...string) (*IngestRun, error) {
+// RunIngest generates an export of size bytes in format and layout
+// ("file" or "folder", see [ExportLayouts]) under dir, ingests it into a
+// new home there with one process of exe (extra flags after "ingest"),
+// and measures it; it removes the home and the export unless keep is set.
+func RunIngest(ctx context.Context, exe, dir, format, layout string, size int64, keep bool, env []string, extra ...string) (*IngestRun, error) {
 	name := fmt.Sprintf("export-%s-%d.jsonl", format, size>>20)
 	if format == "chatgpt" {
 		name = fmt.Sprintf("conversations-%d.json", size>>20)
 	}
+	var msgs, files int
+	var onDisk int64
+	var err error
+	switch layout {
+	case "file":
+		files = 1
+		msgs, err = WriteExport(filepath.Join(dir, name), format, size, 1)
+	case "folder":
+		name = fmt.Sprintf("folder-%s-%d", format, size>>20)
+		msgs, files, err = WriteExportFolder(filepath.Join(dir, name), format, size, 1)
+	default:
+		err = fmt.Errorf("perf: no layout %q (have file, folder)", layout)
+	}
 	path := filepath.Join(dir, name)
-	msgs, err := WriteExport(path, format, size, 1)
+	if err == nil {
+		onDisk, err = diskSize(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("generating %s: %w", path, err)
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	home := filepath.Join(dir, "home-"+format+"-"+strconv.FormatInt(size>>20, 10))
+	home := filepath.Join(dir, "home-"+format+"-"+layout+"-"+strconv.FormatInt(size>>20, 10))
 	if !keep {
-		defer os.Remove(path)
+		defer os.RemoveAll(path)
 		defer os.RemoveAll(home)
 	}
-	res := &IngestRun{Format: format, Bytes: fi.Size(), Messages: msgs, Load: [2]float64{loadAvg(), 0}}
+	res := &IngestRun{Format: format, Layout: layout, Files: files, Bytes: onDisk, Messages: msgs, Load: [2]float64{loadAvg(), 0}}
 	args := append([]string{"--home", home, "ingest", "--quiet", "--format", format}, extra...)
 	cmd := exec.CommandContext(ctx, exe, append(args, path)...)
 	cmd.Env = append(os.Environ(), env...)
@@ -207,6 +284,20 @@ func RunIngest(ctx context.Context, exe, dir, format string, size int64, keep bo
 	res.CPUS = (ps.UserTime() + ps.SystemTime()).Seconds()
 	res.Load[1] = loadAvg()
 	return res, nil
+}
+
+// diskSize is the size of the file at path, or of the files under it.
+func diskSize(path string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		n += fi.Size()
+		return err
+	})
+	return n, err
 }
 
 // sampleAnon reads the RssAnon line of process pid's /proc status every

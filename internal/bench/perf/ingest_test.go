@@ -3,8 +3,11 @@ package perf
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/formats"
@@ -62,4 +65,64 @@ func TestStatusKB(t *testing.T) {
 			t.Errorf("statusKB(%q) = %d, want %d", c.key, got, c.want)
 		}
 	}
+}
+
+// TestWriteExportFolderHoldsTheSameMessages generates the same export as
+// one file and as a folder of one file per session, in each format, and
+// reads both back: the same messages, a session a file.
+func TestWriteExportFolderHoldsTheSameMessages(t *testing.T) {
+	for _, format := range ExportFormats {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			n, err := WriteExport(filepath.Join(dir, "export"), format, 300<<10, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, err := formats.ReadFile(filepath.Join(dir, "export"), format, formats.Options{Location: time.UTC})
+			if err != nil {
+				t.Fatal(err)
+			}
+			folder := filepath.Join(dir, "folder")
+			m, files, err := WriteExportFolder(folder, format, 300<<10, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m != n {
+				t.Fatalf("folder holds %d messages, the file %d", m, n)
+			}
+			ents, err := os.ReadDir(folder)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ents) != files {
+				t.Errorf("%d files in the folder, WriteExportFolder says %d", len(ents), files)
+			}
+			var got []core.Message
+			for _, e := range ents {
+				msgs, _, err := formats.ReadFile(filepath.Join(folder, e.Name()), format, formats.Options{Location: time.UTC})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range msgs {
+					if m.Session+filepath.Ext(e.Name()) != e.Name() {
+						t.Fatalf("%s holds a message of session %s", e.Name(), m.Session)
+					}
+				}
+				got = append(got, msgs...)
+			}
+			key := func(m core.Message) string { return m.Session + m.Time.String() + m.Text }
+			if diff := cmp.Diff(sortedKeys(want, key), sortedKeys(got, key)); diff != "" {
+				t.Errorf("messages (-file +folder):\n%.2000s", diff)
+			}
+		})
+	}
+}
+
+func sortedKeys(msgs []core.Message, key func(core.Message) string) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = key(m)
+	}
+	slices.Sort(out)
+	return out
 }

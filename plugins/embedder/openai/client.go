@@ -8,15 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/huimemory/huimemory/plugins/internal/oaihttp"
+	"github.com/huimemory/huimemory/internal/oaihttp"
 )
 
 // request is the body of POST /v1/embeddings.
@@ -35,148 +29,46 @@ type response struct {
 	} `json:"data"`
 }
 
-// HTTPError is an answer with a status other than 2xx.
-type HTTPError struct {
-	// URL is the endpoint, with any password hidden.
-	URL        string
-	StatusCode int
-	// Status is the status line, such as "401 Unauthorized".
-	Status string
-	// Message is the server's error message, or the start of its answer.
-	Message string
-}
-
-func (e *HTTPError) Error() string {
-	s := "openai embedder: POST " + e.URL + ": " + e.Status
-	if e.Message != "" {
-		s += ": " + e.Message
-	}
-	return s
-}
-
-// Temporary reports whether the request may succeed when retried: 429 and
-// 5xx statuses.
-func (e *HTTPError) Temporary() bool {
-	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
-}
+// HTTPError is an answer with a status other than 2xx. Its URL is the
+// endpoint with any password hidden, Status the status line (such as
+// "401 Unauthorized") and Message the server's error message or the start
+// of its answer. Temporary reports whether the request may succeed when
+// retried: 429 and 5xx statuses.
+type HTTPError = oaihttp.HTTPError
 
 // embedBatch sends one batch, retrying as configured.
 func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
+	vecs, attempts, err := e.postBatch(ctx, texts)
+	if err != nil && attempts > 1 {
+		err = fmt.Errorf("%w (gave up after %d attempts)", err, attempts)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("openai embedder: %w", err)
+	}
+	return vecs, nil
+}
+
+// postBatch sends one batch and reads its vectors, saying how many
+// attempts it took.
+func (e *Embedder) postBatch(ctx context.Context, texts []string) ([][]float32, int, error) {
 	req := request{Model: e.cfg.Model, Input: texts, EncodingFormat: "float"}
 	if e.cfg.SendDimensions {
 		req.Dimensions = e.cfg.Dim
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
-		return nil, fmt.Errorf("openai embedder: encoding request: %w", err)
+		return nil, 0, fmt.Errorf("encoding request: %w", err)
 	}
-	for attempt := 0; ; attempt++ {
-		vecs, wait, err := e.post(ctx, body, len(texts))
-		if err == nil {
-			return vecs, nil
-		}
-		if wait < 0 || attempt >= e.cfg.MaxRetries {
-			if attempt > 0 {
-				err = fmt.Errorf("%w (gave up after %d attempts)", err, attempt+1)
-			}
-			return nil, err
-		}
-		if wait == 0 {
-			wait = e.backoff(attempt)
-		}
-		if serr := e.sleep(ctx, wait); serr != nil {
-			return nil, fmt.Errorf("%w; not retried: %w", err, serr)
-		}
-	}
-}
-
-// backoff returns the jittered wait before retry attempt+1.
-func (e *Embedder) backoff(attempt int) time.Duration {
-	return oaihttp.Backoff(attempt, e.cfg.RetryDelay, e.cfg.MaxRetryDelay)
-}
-
-// post makes one attempt. On failure, wait says what to do: negative for
-// no retry, 0 for the usual backoff, or how long the server asked to wait.
-func (e *Embedder) post(ctx context.Context, body []byte, n int) (vecs [][]float32, wait time.Duration, err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, -1, fmt.Errorf("openai embedder: POST %s: %w", e.display, err)
-	}
-	actx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, e.url, bytes.NewReader(body))
+	raw, attempts, err := e.api.Post(ctx, body)
 	if err != nil {
-		return nil, -1, fmt.Errorf("openai embedder: %w", err)
+		return nil, attempts, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if e.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+e.cfg.APIKey)
-	}
-	resp, err := e.client.Do(req)
+	vecs, err := e.decode(raw, len(texts))
 	if err != nil {
-		return nil, e.transportWait(ctx), e.transportError(ctx, err)
+		return nil, attempts, fmt.Errorf("POST %s: %w", e.api.Endpoint(), err)
 	}
-	defer func() {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-		resp.Body.Close()
-	}()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		herr := &HTTPError{URL: e.display, StatusCode: resp.StatusCode, Status: resp.Status, Message: serverMessage(raw)}
-		if !strings.Contains(strings.TrimSpace(herr.Status), " ") {
-			// A status line without a reason phrase.
-			herr.Status = strings.TrimSpace(strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode))
-		}
-		if !herr.Temporary() {
-			return nil, -1, herr
-		}
-		return nil, e.retryAfter(resp.Header.Get("Retry-After")), herr
-	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		return nil, e.transportWait(ctx), e.transportError(ctx, fmt.Errorf("reading the answer: %w", err))
-	}
-	if len(raw) > maxBody {
-		return nil, -1, fmt.Errorf("openai embedder: POST %s: the answer is larger than %d MiB", e.display, maxBody>>20)
-	}
-	vecs, err = e.decode(raw, n)
-	if err != nil {
-		return nil, -1, fmt.Errorf("openai embedder: POST %s: %w", e.display, err)
-	}
-	return vecs, 0, nil
+	return vecs, attempts, nil
 }
-
-// transportWait is -1 (no retry) when the caller's context is done, else 0.
-func (e *Embedder) transportWait(ctx context.Context) time.Duration {
-	if ctx.Err() != nil {
-		return -1
-	}
-	return 0
-}
-
-// transportError words an error from sending or reading, preferring the
-// caller's context error and dropping net/http's repetition of the URL.
-func (e *Embedder) transportError(ctx context.Context, err error) error {
-	if cerr := ctx.Err(); cerr != nil {
-		return fmt.Errorf("openai embedder: POST %s: %w", e.display, cerr)
-	}
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		err = uerr.Err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("openai embedder: POST %s: no answer within %s: %w", e.display, e.cfg.Timeout, err)
-	}
-	return fmt.Errorf("openai embedder: POST %s: %w", e.display, err)
-}
-
-// retryAfter returns the wait a Retry-After header asks for.
-func (e *Embedder) retryAfter(h string) time.Duration {
-	return oaihttp.RetryAfter(h, e.cfg.MaxRetryDelay)
-}
-
-// serverMessage finds the message in an error answer.
-func serverMessage(raw []byte) string { return oaihttp.ServerMessage(raw, maxMessage) }
 
 // decode reads an answer for n texts and checks its vectors.
 func (e *Embedder) decode(raw []byte, n int) ([][]float32, error) {
@@ -308,6 +200,3 @@ func checkEmpty(v []float32) ([]float32, error) {
 	}
 	return v, nil
 }
-
-// sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error { return oaihttp.Sleep(ctx, d) }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/huimemory/huimemory/core"
-	"github.com/huimemory/huimemory/plugins/internal/oaihttp"
+	"github.com/huimemory/huimemory/internal/oaihttp"
 )
 
 // Name is the embedder's registered name.
@@ -29,12 +29,8 @@ const (
 	DefaultMaxRetryDelay = 30 * time.Second
 )
 
-// Limits on what a server may send back.
-const (
-	maxBody      = 512 << 20 // a successful answer
-	maxErrorBody = 64 << 10  // an error answer
-	maxMessage   = 300       // runes of a server message kept in an error
-)
+// maxBody bounds a successful answer from the server.
+const maxBody = 512 << 20
 
 // Config configures an [Embedder]. Call [Config.SetDefaults] and
 // [Config.Validate], or let [New] do it.
@@ -139,10 +135,8 @@ func redactURL(s string) string { return oaihttp.RedactURL(s) }
 // Embedder is a client for an OpenAI-compatible embeddings endpoint. It
 // is safe for concurrent use.
 type Embedder struct {
-	cfg     Config
-	url     string // the endpoint, as requests use it
-	display string // the endpoint, as errors show it
-	client  *http.Client
+	cfg Config
+	api *oaihttp.Client
 
 	mu  sync.Mutex
 	dim int // the dimension, once configured or learnt
@@ -163,15 +157,17 @@ func New(cfg Config) (*Embedder, error) {
 		return nil, err
 	}
 	u, _ := endpoint(cfg.BaseURL)
-	e := &Embedder{cfg: cfg, url: u, display: redactURL(u), client: cfg.HTTPClient, dim: cfg.Dim, sleep: sleepCtx}
-	if e.client == nil {
-		e.client = &http.Client{}
-	}
+	e := &Embedder{cfg: cfg, dim: cfg.Dim, sleep: oaihttp.Sleep}
+	e.api = oaihttp.New(u, oaihttp.Options{
+		APIKey: cfg.APIKey, HTTPClient: cfg.HTTPClient, MaxBody: maxBody,
+		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, RetryDelay: cfg.RetryDelay, MaxRetryDelay: cfg.MaxRetryDelay,
+		Sleep: func(ctx context.Context, d time.Duration) error { return e.sleep(ctx, d) },
+	})
 	return e, nil
 }
 
 // Endpoint returns the URL requests go to, with any password hidden.
-func (e *Embedder) Endpoint() string { return e.display }
+func (e *Embedder) Endpoint() string { return e.api.Endpoint() }
 
 // Info reports Name, the model and the dimension. When no dimension was
 // configured and nothing was embedded yet, it embeds [ProbeText] once to

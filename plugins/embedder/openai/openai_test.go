@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/internal/oaihttp"
 )
 
 const testKey = "sk-test-0123456789"
@@ -283,23 +284,6 @@ func TestGiveUp(t *testing.T) {
 	}
 }
 
-func TestRetryAfterIsCapped(t *testing.T) {
-	e, err := New(Config{BaseURL: "http://h", Model: "m", MaxRetryDelay: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for h, want := range map[string]time.Duration{
-		"": 0, "0": 0, "3": 3 * time.Second, " 7 ": 7 * time.Second, "11": 10 * time.Second,
-		"99999999999999999": 10 * time.Second, "-1": 0, "soon": 0,
-		time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat): 0,
-		time.Now().Add(time.Hour).UTC().Format(http.TimeFormat):  10 * time.Second,
-	} {
-		if got := e.retryAfter(h); got != want {
-			t.Errorf("retryAfter(%q) = %s, want %s", h, got, want)
-		}
-	}
-}
-
 func TestClientErrorsAreNotRetried(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -511,7 +495,7 @@ func TestCancel(t *testing.T) {
 	ctx2, cancel2 := context.WithCancel(t.Context())
 	e2.sleep = func(ctx context.Context, d time.Duration) error {
 		cancel2()
-		return sleepCtx(ctx, d)
+		return oaihttp.Sleep(ctx, d)
 	}
 	_, err = e2.Embed(ctx2, []string{"a"})
 	want := "openai embedder: POST " + e2.Endpoint() + ": 503 Service Unavailable; not retried: context canceled"

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/internal/oaihttp"
 )
 
 // Error is a failed extraction of one chunk.
@@ -53,41 +53,12 @@ func Describe(c *core.Chunk) string {
 // answer: not JSON, or JSON that breaks the schema.
 var ErrBadAnswer = errors.New("bad answer from the model")
 
-// HTTPError is an answer with a status other than 2xx.
-type HTTPError struct {
-	// URL is the endpoint, with any password hidden.
-	URL        string
-	StatusCode int
-	// Status is the status line, such as "401 Unauthorized".
-	Status string
-	// Message is the server's error message, or the start of its answer.
-	Message string
-}
-
-func (e *HTTPError) Error() string {
-	s := "POST " + e.URL + ": " + e.Status
-	if e.Message != "" {
-		s += ": " + e.Message
-	}
-	return s
-}
-
-// Temporary reports whether the request may succeed when retried: 408,
-// 429 and 5xx statuses.
-func (e *HTTPError) Temporary() bool {
-	return e.StatusCode == http.StatusRequestTimeout || e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
-}
-
-// transportError is a request that got no answer: the connection failed,
-// or the attempt ran over its timeout. It does not wrap
-// context.DeadlineExceeded for a timeout of its own, so that a plugin host
-// does not take it for a hung plugin.
-type transportError struct {
-	msg string
-}
-
-func (e *transportError) Error() string   { return e.msg }
-func (e *transportError) Temporary() bool { return true }
+// HTTPError is an answer with a status other than 2xx. Its URL is the
+// endpoint with any password hidden, Status the status line (such as
+// "401 Unauthorized") and Message the server's error message, quoted.
+// Temporary reports whether the request may succeed when retried: 408, 429
+// and 5xx statuses.
+type HTTPError = oaihttp.HTTPError
 
 // Temporary reports whether err, from [Extractor.Extract], may go away
 // when the chunk is extracted again later: the server was unreachable,

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/huimemory/huimemory/core"
-	"github.com/huimemory/huimemory/plugins/internal/oaihttp"
+	"github.com/huimemory/huimemory/internal/oaihttp"
 )
 
 // Name is the extractor's registered name.
@@ -34,9 +34,8 @@ const (
 
 // Limits on what a server may send back.
 const (
-	maxBody      = 4 << 20  // a successful answer
-	maxErrorBody = 64 << 10 // an error answer
-	maxMessage   = 300      // runes of a server message kept in an error
+	maxBody    = 4 << 20 // a successful answer
+	maxMessage = 300     // runes of a server message kept in an error
 	// deadlineMargin is kept free before the caller's deadline, so that an
 	// attempt cut short by it ends with this package's error, not the
 	// caller's.
@@ -143,10 +142,8 @@ func redactURL(s string) string { return oaihttp.RedactURL(s) }
 // Extractor distils memories from chunks with a chat model. It is safe
 // for concurrent use.
 type Extractor struct {
-	cfg     Config
-	url     string // the endpoint, as requests use it
-	display string // the endpoint, as errors show it
-	client  *http.Client
+	cfg Config
+	api *oaihttp.Client
 	// sleep waits between attempts; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -161,15 +158,21 @@ func New(cfg Config) (*Extractor, error) {
 		return nil, err
 	}
 	u, _ := endpoint(cfg.BaseURL)
-	x := &Extractor{cfg: cfg, url: u, display: redactURL(u), client: cfg.HTTPClient, sleep: sleepCtx}
-	if x.client == nil {
-		x.client = &http.Client{}
-	}
+	x := &Extractor{cfg: cfg, sleep: oaihttp.Sleep}
+	// A timeout of the extractor's own wraps no context.DeadlineExceeded
+	// (Opaque), so that a plugin host does not take it for a hung plugin.
+	x.api = oaihttp.New(u, oaihttp.Options{
+		APIKey: cfg.APIKey, HTTPClient: cfg.HTTPClient,
+		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, RetryDelay: cfg.RetryDelay, MaxRetryDelay: cfg.MaxRetryDelay,
+		DeadlineMargin: deadlineMargin, RetryRequestTimeout: true, Opaque: true,
+		MaxBody: maxBody, MaxMessage: maxMessage, QuoteMessage: true,
+		Sleep: func(ctx context.Context, d time.Duration) error { return x.sleep(ctx, d) },
+	})
 	return x, nil
 }
 
 // Endpoint returns the URL requests go to, with any password hidden.
-func (x *Extractor) Endpoint() string { return x.display }
+func (x *Extractor) Endpoint() string { return x.api.Endpoint() }
 
 // Version reports the model the extractor asks, for `huimem plugins`.
 func (x *Extractor) Version() string { return "model " + x.cfg.Model }

@@ -7,10 +7,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestExtract2 covers the round-2 phrases inside questions, and the words
+// TestExtractInQuestions covers time phrases inside questions, and the words
 // that the false-positive audit over the LoCoMo and BEAM questions showed
 // must stay text.
-func TestExtract2(t *testing.T) {
+func TestExtractInQuestions(t *testing.T) {
 	loc := mustLoad(t, "Asia/Shanghai")
 	ref := wall(t, sundayRef, loc)
 	type result struct {
@@ -99,7 +99,7 @@ func TestSimplify(t *testing.T) {
 	}
 }
 
-func TestParseErrors2(t *testing.T) {
+func TestParseDateErrors(t *testing.T) {
 	ref := wall(t, sundayRef, mustLoad(t, "Asia/Shanghai"))
 	tests := []struct {
 		text string

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Reference times of the round-2 phrase table, as local wall clocks.
+// Reference times of phrasesByRef, as local wall clocks.
 const (
 	refSun    = "2026-11-29 15:04" // a Sunday, the last day of ISO week 2026-W48
 	refMon    = "2026-11-30 09:00" // the Monday after it, a new ISO week
@@ -29,7 +29,7 @@ type phraseGroup struct {
 	nyOnly bool
 }
 
-var phraseTable2 = []phraseGroup{
+var phrasesByRef = []phraseGroup{
 	// Weekdays of a named week, on a Sunday.
 	{refSun, []string{"上周五", "上週五", "上个星期五", "上個星期五", "上礼拜五", "上禮拜五", "上个礼拜五", "上個禮拜五", "上周5", "上週5", "上个礼拜5", "上一个星期五", "last Friday", "last friday", "Friday last week", "friday of last week", "Friday of the previous week", "last week's Friday", "last week's friday", "previous Friday", "the previous Friday", "last Fri", "friday last wk"}, d("2026-11-20", "2026-11-21"), false},
 	{refSun, []string{"上周一", "上週一", "上礼拜一", "上禮拜一", "上個禮拜一", "上个星期一", "last Monday", "monday of last week", "last week's monday", "Monday last week", "last Mon"}, d("2026-11-16", "2026-11-17"), false},
@@ -155,10 +155,10 @@ var phraseTable2 = []phraseGroup{
 	{refSpring, []string{"上周末", "上週末", "last weekend", "the weekend"}, d("2026-03-07", "2026-03-09"), true},
 }
 
-func TestParsePhrases2(t *testing.T) {
+func TestParsePhraseTable(t *testing.T) {
 	for _, zone := range zones {
 		loc := mustLoad(t, zone)
-		for _, g := range phraseTable2 {
+		for _, g := range phrasesByRef {
 			if g.nyOnly && zone != "America/New_York" {
 				continue
 			}
@@ -184,7 +184,7 @@ func TestParsePhrases2(t *testing.T) {
 // least 600 phrases, each with its reference time and range.
 func TestPhraseTableSize(t *testing.T) {
 	n := len(phraseTable)
-	for _, g := range phraseTable2 {
+	for _, g := range phrasesByRef {
 		n += len(g.texts)
 	}
 	if n < 600 {

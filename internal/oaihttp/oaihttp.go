@@ -1,9 +1,3 @@
-// Package oaihttp holds what HuiMemory's clients of OpenAI-compatible HTTP
-// APIs share: the embeddings client (plugins/embedder/openai) and the chat
-// client of the llm extractor (plugins/extractor/llm). It resolves
-// endpoints from base URLs, hides passwords in messages, computes jittered
-// backoff and Retry-After waits, and finds the message in an error answer
-// of the servers people run (OpenAI, Ollama, vLLM, TEI, llama.cpp).
 package oaihttp
 
 import (
