@@ -29,7 +29,7 @@ type StorageConfig struct {
 	// A staged ingest (a large new file) writes its pages full and its
 	// vectors in order, so its own growth does not count.
 	// The same switch merges the search index's segments into one after
-	// an ingest that grew it by a quarter (core/engine/mergeafter.go).
+	// an ingest that grew it by a quarter (core/engine/merge.go).
 	// Only the embedded backend has a file to compact. Nil means the
 	// default, true.
 	CompactAfterIngest *bool `mapstructure:"compact_after_ingest" json:"compact_after_ingest" yaml:"compact_after_ingest"`

@@ -90,48 +90,48 @@ type access struct {
 // had, the write's first store transaction fails with the reason.
 type writeLock struct {
 	mu sync.Mutex
-	e  *Engine
+	s  *shared
 }
 
 // Lock takes the write lock.
 func (w *writeLock) Lock() {
 	w.mu.Lock()
-	e := w.e
-	if e == nil || !(e.acc.shared || e.acc.external) || e.closed || e.st == nil {
+	s := w.s
+	if s == nil || !(s.acc.shared || s.acc.external) || s.closed || s.st == nil {
 		return
 	}
-	if e.acc.kept {
+	if s.acc.kept {
 		return // still the writer since the last write
 	}
-	waited, err := e.st.LockWriter(context.Background())
-	e.acc.writer, e.acc.lockErr = err == nil, err
+	waited, err := s.st.LockWriter(context.Background())
+	s.acc.writer, s.acc.lockErr = err == nil, err
 	if err != nil {
 		return
 	}
-	if e.acc.onWait != nil {
-		e.acc.onWait("writer", waited)
+	if s.acc.onWait != nil {
+		s.acc.onWait("writer", waited)
 	}
 	if waited >= time.Second {
-		e.logf("huimem: waited %s for another writer to finish", waited.Round(time.Millisecond))
+		s.logf("huimem: waited %s for another writer to finish", waited.Round(time.Millisecond))
 	}
 }
 
 // Unlock ends the write: the home's handles turn read-only again and the
 // writer lock is released.
 func (w *writeLock) Unlock() {
-	if e := w.e; e != nil && e.acc.external {
-		if e.acc.writer && e.st != nil {
-			e.st.UnlockWriter()
+	if s := w.s; s != nil && s.acc.external {
+		if s.acc.writer && s.st != nil {
+			s.st.UnlockWriter()
 		}
-		e.acc.writer, e.acc.lockErr = false, nil
-	} else if e != nil && e.acc.shared {
-		if e.longLived && e.acc.writer && e.st != nil && e.st.Exclusive() && !e.closed {
+		s.acc.writer, s.acc.lockErr = false, nil
+	} else if s != nil && s.acc.shared {
+		if s.longLived && s.acc.writer && s.st != nil && s.st.Exclusive() && !s.closed {
 			// Keep the home until another process knocks (letGo).
-			e.acc.kept = true
+			s.acc.kept = true
 			w.mu.Unlock()
 			return
 		}
-		e.release()
+		s.release()
 	}
 	w.mu.Unlock()
 }
@@ -139,68 +139,34 @@ func (w *writeLock) Unlock() {
 // release ends a write, or what a long-lived engine kept of it: the
 // handles turn read-only and the writer lock goes. The caller holds
 // writeMu.mu.
-func (e *Engine) release() {
-	if e.st != nil {
-		e.downgrade()
-		if e.acc.writer {
-			e.st.UnlockWriter()
+func (s *shared) release() {
+	if s.st != nil {
+		s.downgrade()
+		if s.acc.writer {
+			s.st.UnlockWriter()
 		}
 	}
-	e.acc.writer, e.acc.lockErr, e.acc.kept = false, nil, false
+	s.acc.writer, s.acc.lockErr, s.acc.kept = false, nil, false
 }
 
 // letGo gives up the home a long-lived engine kept after its last write,
 // because another process waits for it.
-func (e *Engine) letGo() {
-	e.writeMu.mu.Lock()
-	defer e.writeMu.mu.Unlock()
-	if e.acc.kept && !e.closed {
-		e.release()
+func (s *shared) letGo() {
+	s.writeMu.mu.Lock()
+	defer s.writeMu.mu.Unlock()
+	if s.acc.kept && !s.closed {
+		s.release()
 	}
-}
-
-// openShared opens the home with [AccessShared].
-func (e *Engine) openShared(ctx context.Context, opts Options, lockWait time.Duration) error {
-	e.acc = access{shared: true, lockWait: lockWait, onWait: opts.OnLockWait}
-	st, err := store.OpenWith(filepath.Join(e.home, store.FileName), store.Options{LockWait: lockWait, Shared: true, Owner: opts.Owner})
-	if err != nil {
-		return err
-	}
-	e.st = st
-	e.st.SetUpgrade(e.upgrade)
-	if err := e.checkEmbedder(ctx, opts.AllowEmbedderChange); err != nil {
-		return err
-	}
-	e.vx = e.newVectors()
-	why := e.needsRepair()
-	if why == "" {
-		e.startYield()
-		return nil
-	}
-	err = e.repairShared(ctx)
-	switch {
-	case err == nil:
-	case store.IsReadOnly(err):
-		e.acc.readOnly = true
-		e.logf("huimem: %s cannot be written (%s); reading it as it is", e.home, why)
-		if err := e.readOnlyIndex(ctx); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("%s: %w", why, err)
-	}
-	e.startYield()
-	return nil
 }
 
 // needsRepair opens the index read-only when it is in step with the
 // store and nothing else needs writing, and otherwise says what needs
 // doing.
-func (e *Engine) needsRepair() string {
+func (s *shared) needsRepair() string {
 	var gen uint64
 	var chunks, outbox int
 	var forget, staged bool
-	e.st.View(func(tx *store.Tx) error {
+	s.st.View(func(tx *store.Tx) error {
 		gen, outbox = tx.Gen(), tx.OutboxLen()
 		chunks, _ = tx.Counts()
 		forget = tx.Meta(forgetPendingKey) != nil
@@ -217,7 +183,7 @@ func (e *Engine) needsRepair() string {
 	if outbox > 0 {
 		return "the search index is behind the store"
 	}
-	ix, err := index.OpenWith(filepath.Join(e.home, indexDir), index.OpenOptions{ReadOnly: true, LockWait: e.acc.lockWait})
+	ix, err := index.OpenWith(filepath.Join(s.home, indexDir), index.OpenOptions{ReadOnly: true, LockWait: s.acc.lockWait})
 	if err != nil {
 		return fmt.Sprintf("the search index cannot be opened (%v)", err)
 	}
@@ -227,138 +193,114 @@ func (e *Engine) needsRepair() string {
 		ix.Close()
 		return "the search index is not in step with the store"
 	}
-	e.ix = ix
+	s.ix = ix
 	return ""
-}
-
-// repairShared does at open, under the writer lock, what Open does for an
-// exclusive engine: catch the index up (or rebuild it), write the
-// transcripts a crash left, finish an interrupted forget.
-func (e *Engine) repairShared(ctx context.Context) error {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if err := e.upgrade(); err != nil {
-		return err
-	}
-	if e.ix != nil {
-		e.ix.Close()
-		e.ix = nil
-	}
-	if err := e.openIndex(ctx); err != nil {
-		return err
-	}
-	// The upgrade may have found the old index unusable (another
-	// version, say) and marked it stale; openIndex has repaired it.
-	e.ixMu.Lock()
-	e.stale = nil
-	e.ixMu.Unlock()
-	return e.finishCrashed(ctx)
 }
 
 // upgrade makes a shared engine's handles read-write for the write in
 // progress; [Store.Update] calls it. The caller holds writeMu and not
 // ixMu.
-func (e *Engine) upgrade() error {
-	if !e.acc.shared || e.st.Exclusive() {
+func (s *shared) upgrade() error {
+	if !s.acc.shared || s.st.Exclusive() {
 		return nil
 	}
-	if e.acc.lockErr != nil {
-		return e.acc.lockErr
+	if s.acc.lockErr != nil {
+		return s.acc.lockErr
 	}
-	if !e.acc.writer {
+	if !s.acc.writer {
 		return fmt.Errorf("engine: a store write outside the write lock")
 	}
-	if e.acc.readOnly {
-		return fmt.Errorf("writing to %s: %w", e.home, store.ErrReadOnly)
+	if s.acc.readOnly {
+		return fmt.Errorf("writing to %s: %w", s.home, store.ErrReadOnly)
 	}
 	start := time.Now()
-	e.ixMu.Lock()
-	defer e.ixMu.Unlock()
-	err := e.st.Upgrade(context.Background(), func() {
-		if e.ix != nil {
-			e.ix.Close()
-			e.ix = nil
+	s.ixMu.Lock()
+	defer s.ixMu.Unlock()
+	err := s.st.Upgrade(context.Background(), func() {
+		if s.ix != nil {
+			s.ix.Close()
+			s.ix = nil
 		}
 	})
-	if e.acc.onWait != nil {
-		e.acc.onWait("exclusive", time.Since(start))
+	if s.acc.onWait != nil {
+		s.acc.onWait("exclusive", time.Since(start))
 	}
 	if err != nil {
-		e.openReadIndex()
+		s.openReadIndex()
 		return err
 	}
-	if e.acc.writeEmbedder {
-		if err := e.st.Update(e.putEmbedder); err != nil {
+	if s.acc.writeEmbedder {
+		if err := s.st.Update(s.putEmbedder); err != nil {
 			return err
 		}
-		e.acc.writeEmbedder = false
+		s.acc.writeEmbedder = false
 	}
 	// Another process may have written since this one last looked.
-	e.vx.Reset()
-	ix, err := index.OpenWith(filepath.Join(e.home, indexDir), index.OpenOptions{LockWait: e.acc.lockWait})
+	s.vx.Reset()
+	ix, err := index.OpenWith(filepath.Join(s.home, indexDir), index.OpenOptions{LockWait: s.acc.lockWait})
 	if err != nil {
-		e.stale = err
+		s.stale = err
 		return nil // the write goes on; syncDerived reports the index
 	}
-	e.ix = ix
+	s.ix = ix
 	return nil
 }
 
 // downgrade turns the handles read-only again after a write. The caller
 // holds writeMu.
-func (e *Engine) downgrade() {
-	if !e.st.Exclusive() || !e.acc.shared {
+func (s *shared) downgrade() {
+	if !s.st.Exclusive() || !s.acc.shared {
 		return
 	}
-	e.ixMu.Lock()
-	defer e.ixMu.Unlock()
-	if e.ix != nil {
-		e.ix.Close()
-		e.ix = nil
+	s.ixMu.Lock()
+	defer s.ixMu.Unlock()
+	if s.ix != nil {
+		s.ix.Close()
+		s.ix = nil
 	}
-	if err := e.st.Downgrade(e.openReadIndex); err != nil {
-		e.stale = err
+	if err := s.st.Downgrade(s.openReadIndex); err != nil {
+		s.stale = err
 	}
 }
 
-// openReadIndex opens the index read-only into e.ix. The caller holds
+// openReadIndex opens the index read-only into s.ix. The caller holds
 // ixMu, and the store's handle (the index is opened under its locks).
-func (e *Engine) openReadIndex() {
-	if e.acc.tempIndex != "" || e.ix != nil {
+func (s *shared) openReadIndex() {
+	if s.acc.tempIndex != "" || s.ix != nil {
 		return
 	}
-	ix, err := index.OpenWith(filepath.Join(e.home, indexDir), index.OpenOptions{ReadOnly: true, LockWait: e.acc.lockWait})
+	ix, err := index.OpenWith(filepath.Join(s.home, indexDir), index.OpenOptions{ReadOnly: true, LockWait: s.acc.lockWait})
 	if err != nil {
-		if e.stale == nil {
-			e.stale = err
+		if s.stale == nil {
+			s.stale = err
 		}
 		return
 	}
-	e.ix = ix
+	s.ix = ix
 }
 
 // readOnlyIndex makes reads work on a home that cannot be written: the
 // index on disk if it is in step with the store, else one built from the
 // store in a temporary folder.
-func (e *Engine) readOnlyIndex(ctx context.Context) error {
-	if e.ix == nil {
-		e.needsRepair() // opens it when it is in step
+func (s *shared) readOnlyIndex(ctx context.Context) error {
+	if s.ix == nil {
+		s.needsRepair() // opens it when it is in step
 	}
-	if e.ix != nil {
+	if s.ix != nil {
 		return nil
 	}
 	dir, err := os.MkdirTemp("", "huimem-index-")
 	if err != nil {
 		return fmt.Errorf("building a temporary index: %w", err)
 	}
-	e.acc.tempIndex = dir
+	s.acc.tempIndex = dir
 	ix, err := index.Create(filepath.Join(dir, "index"))
 	if err != nil {
 		return err
 	}
-	e.ix = ix
+	s.ix = ix
 	total := 0
-	err = e.st.View(func(tx *store.Tx) error {
+	err = s.st.View(func(tx *store.Tx) error {
 		var docs []index.Doc
 		flush := func() error {
 			total += len(docs)
@@ -367,7 +309,7 @@ func (e *Engine) readOnlyIndex(ctx context.Context) error {
 			return err
 		}
 		err := tx.ForEachChunk(func(c *store.Chunk) error {
-			d, err := e.doc(tx, c)
+			d, err := s.doc(tx, c)
 			if err != nil {
 				return err
 			}
@@ -387,13 +329,13 @@ func (e *Engine) readOnlyIndex(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("building a temporary index: %w", err)
 	}
-	e.logf("huimem: built a temporary search index of %d chunks (the home's own cannot be used or written)", total)
+	s.logf("huimem: built a temporary search index of %d chunks (the home's own cannot be used or written)", total)
 	return nil
 }
 
-func (e *Engine) removeTempIndex() {
-	if e.acc.tempIndex != "" {
-		os.RemoveAll(e.acc.tempIndex)
+func (s *shared) removeTempIndex() {
+	if s.acc.tempIndex != "" {
+		os.RemoveAll(s.acc.tempIndex)
 	}
 }
 
@@ -401,65 +343,65 @@ func (e *Engine) removeTempIndex() {
 const yieldEvery = 5 * time.Millisecond
 
 // startYield starts the goroutine that lets other processes' writers in.
-func (e *Engine) startYield() {
-	if e.acc.readOnly {
+func (s *shared) startYield() {
+	if s.acc.readOnly {
 		return
 	}
-	e.acc.stop, e.acc.done = make(chan struct{}), make(chan struct{})
+	s.acc.stop, s.acc.done = make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(e.acc.done)
+		defer close(s.acc.done)
 		t := time.NewTicker(yieldEvery)
 		defer t.Stop()
 		for {
 			select {
-			case <-e.acc.stop:
+			case <-s.acc.stop:
 				return
 			case <-t.C:
 			}
-			if e.st.WriterWaiting() {
-				e.yield()
+			if s.st.WriterWaiting() {
+				s.yield()
 			}
-			if e.longLived && e.st.Exclusive() && e.st.Knocked() {
-				e.letGo()
+			if s.longLived && s.st.Exclusive() && s.st.Knocked() {
+				s.letGo()
 			}
 		}
 	}()
 }
 
-func (e *Engine) stopYield() {
-	if e.acc.stop != nil {
-		close(e.acc.stop)
-		<-e.acc.done
-		e.acc.stop = nil
+func (s *shared) stopYield() {
+	if s.acc.stop != nil {
+		close(s.acc.stop)
+		<-s.acc.done
+		s.acc.stop = nil
 	}
 }
 
 // yield lets go of the read-only handles while another process writes,
 // and takes them again; recalls wait meanwhile.
-func (e *Engine) yield() {
-	e.ixMu.Lock()
-	defer e.ixMu.Unlock()
-	if e.closed || e.st.Exclusive() || !e.st.WriterWaiting() {
+func (s *shared) yield() {
+	s.ixMu.Lock()
+	defer s.ixMu.Unlock()
+	if s.closed || s.st.Exclusive() || !s.st.WriterWaiting() {
 		return
 	}
 	var before uint64
-	e.st.View(func(tx *store.Tx) error { before = tx.Gen(); return nil })
-	err := e.st.Yield(context.Background(), func() {
-		if e.ix != nil && e.acc.tempIndex == "" {
-			e.ix.Close()
-			e.ix = nil
+	s.st.View(func(tx *store.Tx) error { before = tx.Gen(); return nil })
+	err := s.st.Yield(context.Background(), func() {
+		if s.ix != nil && s.acc.tempIndex == "" {
+			s.ix.Close()
+			s.ix = nil
 		}
-	}, e.openReadIndex)
+	}, s.openReadIndex)
 	if err != nil {
-		e.stale = fmt.Errorf("%w: %v", core.ErrLocked, err)
+		s.stale = fmt.Errorf("%w: %v", core.ErrLocked, err)
 		return
 	}
 	var after uint64
-	e.st.View(func(tx *store.Tx) error { after = tx.Gen(); return nil })
+	s.st.View(func(tx *store.Tx) error { after = tx.Gen(); return nil })
 	if after != before {
-		e.vx.Reset()
+		s.vx.Reset()
 	}
-	if e.ix != nil && errors.Is(e.stale, core.ErrLocked) {
-		e.stale = nil
+	if s.ix != nil && errors.Is(s.stale, core.ErrLocked) {
+		s.stale = nil
 	}
 }

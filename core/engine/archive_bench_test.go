@@ -127,7 +127,7 @@ func (e *Engine) reopenAll(tb testing.TB) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	for _, w := range weeks {
-		if err := e.reopenWeek(w); err != nil {
+		if err := e.write.reopenWeek(w); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -17,11 +17,8 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
-	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/store"
 	"github.com/huimemory/huimemory/core/vector"
 )
@@ -72,9 +69,9 @@ type StaleIndex interface {
 }
 
 // staleWhy says why the backend's index must be rebuilt, or "".
-func (e *Engine) staleWhy(ctx context.Context) (string, error) {
-	if s, ok := e.backend.Index.(StaleIndex); ok {
-		return s.Stale(ctx)
+func (s *shared) staleWhy(ctx context.Context) (string, error) {
+	if si, ok := s.backend.Index.(StaleIndex); ok {
+		return si.Stale(ctx)
 	}
 	return "", nil
 }
@@ -86,72 +83,29 @@ type Invalidator interface {
 	Reset()
 }
 
-// openBackend opens the engine on opts.Backend.
-func (e *Engine) openBackend(ctx context.Context, opts Options, lockWait time.Duration) error {
-	b := opts.Backend
-	if b.Store == nil || b.Index == nil {
-		return fmt.Errorf("engine: Options.Backend needs a Store and an Index")
-	}
-	e.backend = b
-	e.acc = access{external: true, lockWait: lockWait, onWait: opts.OnLockWait}
-	e.st, e.ix = b.Store, b.Index
-	// A write section whose writer lock could not be had writes nothing.
-	e.st.SetUpgrade(func() error { return e.acc.lockErr })
-	if err := e.checkEmbedder(ctx, opts.AllowEmbedderChange); err != nil {
-		return err
-	}
-	e.vx = e.newVectors()
-	e.acc.heard.Store(e.storeGen()) // the caches are empty
-	if b.Watch != nil {
-		stop, err := b.Watch(context.Background(), cacheInvalidator{e})
-		if err != nil {
-			return fmt.Errorf("watching %s for changes: %w", b.Name, err)
-		}
-		e.acc.unwatch = stop
-	}
-	if !e.backendBehind(ctx) {
-		return nil // readers do not wait for a writer
-	}
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if err := e.acc.lockErr; err != nil {
-		if errors.Is(err, core.ErrLocked) {
-			// The writer that holds the lock catches up when its write
-			// ends; this engine reads meanwhile.
-			e.logf("huimem: %s is behind its store, and another server is writing; reading meanwhile", b.Name)
-			return nil
-		}
-		return err
-	}
-	if err := e.catchUp(ctx); err != nil {
-		return err
-	}
-	return e.finishCrashed(ctx)
-}
-
 // backendBehind reports whether the backend has work left by a writer
 // that died: an index behind the store, transcripts queued, a forget
 // pending.
-func (e *Engine) backendBehind(ctx context.Context) bool {
+func (s *shared) backendBehind(ctx context.Context) bool {
 	var gen uint64
 	var outbox, dirty int
 	var forget bool
-	e.st.View(func(tx *store.Tx) error {
+	s.st.View(func(tx *store.Tx) error {
 		gen, outbox = tx.Gen(), tx.OutboxLen()
 		list, _ := tx.DirtySessions()
 		dirty = len(list)
 		forget = tx.Meta(forgetPendingKey) != nil
 		return nil
 	})
-	igen, err := e.ix.Gen()
-	why, err2 := e.staleWhy(ctx)
+	igen, err := s.ix.Gen()
+	why, err2 := s.staleWhy(ctx)
 	return err != nil || err2 != nil || why != "" || igen != gen || outbox > 0 || dirty > 0 || forget
 }
 
 // storeGen reads the store's generation (0 if it cannot be read).
-func (e *Engine) storeGen() uint64 {
+func (s *shared) storeGen() uint64 {
 	var g uint64
-	e.st.View(func(tx *store.Tx) error { g = tx.Gen(); return nil })
+	s.st.View(func(tx *store.Tx) error { g = tx.Gen(); return nil })
 	return g
 }
 
@@ -166,68 +120,25 @@ const peerWait = 200 * time.Millisecond
 // notifications heard, it waits for them (they come within milliseconds
 // of the commit, in order), and after peerWait drops the vector cache.
 // Without a watcher it drops the cache whenever the generation has moved.
-func (e *Engine) beforeRead(ctx context.Context) error {
+func (s *shared) beforeRead(ctx context.Context) error {
 	var gen uint64
-	err := e.st.View(func(tx *store.Tx) error {
+	err := s.st.View(func(tx *store.Tx) error {
 		gen = tx.Gen()
-		return e.vectorsStillOurs(tx)
+		return s.vectorsStillOurs(tx)
 	})
-	if err != nil || e.backend == nil || e.acc.heard.Load() >= gen {
+	if err != nil || s.backend == nil || s.acc.heard.Load() >= gen {
 		return err
 	}
-	if e.acc.unwatch != nil {
+	if s.acc.unwatch != nil {
 		deadline := time.Now().Add(peerWait)
 		for pause := 100 * time.Microsecond; time.Now().Before(deadline) && ctx.Err() == nil; pause = min(2*pause, 5*time.Millisecond) {
 			time.Sleep(pause)
-			if e.acc.heard.Load() >= gen {
+			if s.acc.heard.Load() >= gen {
 				return nil
 			}
 		}
-		e.logf("huimem: no word from %s of generation %d after %s; dropping the vector cache", e.backend.Name, gen, peerWait)
+		s.logf("huimem: no word from %s of generation %d after %s; dropping the vector cache", s.backend.Name, gen, peerWait)
 	}
-	cacheInvalidator{e}.Reset()
-	return nil
-}
-
-// catchUp brings the backend's index in step with its store: it indexes
-// what the outbox holds (a writer on another server may have died between
-// its commit and its index update) and rebuilds the index when it has
-// diverged. The caller holds the write lock.
-func (e *Engine) catchUp(ctx context.Context) error {
-	var gen, cleared uint64
-	var chunks, outbox int
-	e.st.View(func(tx *store.Tx) error {
-		gen, cleared = tx.Gen(), tx.OutboxCleared()
-		chunks, _ = tx.Counts()
-		outbox = tx.OutboxLen()
-		return nil
-	})
-	igen, err := e.ix.Gen()
-	if err != nil {
-		return fmt.Errorf("reading the index's generation: %w", err)
-	}
-	why, err := e.staleWhy(ctx)
-	if err != nil {
-		return err
-	}
-	switch {
-	case why != "":
-		return e.repair(ctx, why)
-	case igen > gen:
-		return e.repair(ctx, fmt.Sprintf("it is ahead of the store (generation %d > %d)", igen, gen))
-	case igen < gen && igen < cleared:
-		return e.repair(ctx, fmt.Sprintf("it is behind the store (generation %d < %d) by more than the outbox holds", igen, gen))
-	case igen < gen || outbox > 0:
-		if err := e.applyOutbox(ctx); err != nil {
-			return e.repair(ctx, fmt.Sprintf("catching up failed (%v)", err))
-		}
-	}
-	n, err := e.ix.Count()
-	if err != nil {
-		return fmt.Errorf("counting the index's documents: %w", err)
-	}
-	if int(n) != chunks {
-		return e.repair(ctx, fmt.Sprintf("it holds %d chunks but the store holds %d", n, chunks))
-	}
+	cacheInvalidator{s}.Reset()
 	return nil
 }

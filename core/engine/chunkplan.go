@@ -57,7 +57,7 @@ type plannedChunk struct {
 // the new messages.
 // Stored messages for which drop returns true are left out: those that a
 // changed source replaces or a forget removes.
-func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg, drop func(core.MessageKey) bool) (*sessionPlan, error) {
+func (w *writer) loadSession(tx *store.Tx, ns, session string, added []*newMsg, drop func(core.MessageKey) bool) (*sessionPlan, error) {
 	p := &sessionPlan{ns: ns, session: session, old: map[core.ChunkKey]*store.Chunk{}}
 	stored, refs, err := tx.SessionMessages(ns, session)
 	if err != nil {
@@ -72,7 +72,7 @@ func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg, 
 			continue
 		}
 		if sm.Sealed {
-			if m.Text, err = e.sealedText(tx, sm); err != nil {
+			if m.Text, err = w.sealedText(tx, sm); err != nil {
 				return nil, err
 			}
 		}
@@ -108,7 +108,7 @@ func (e *Engine) loadSession(tx *store.Tx, ns, session string, added []*newMsg, 
 
 // chunkSession cuts a planned session into chunks and runs the extractors
 // on the chunks whose content changed.
-func (e *Engine) chunkSession(ctx context.Context, p *sessionPlan) error {
+func (w *writer) chunkSession(ctx context.Context, p *sessionPlan) error {
 	if len(p.msgs) == 0 { // an emptied session has no chunks
 		return nil
 	}
@@ -117,7 +117,7 @@ func (e *Engine) chunkSession(ctx context.Context, p *sessionPlan) error {
 		sms[i] = core.SessionMessage{Message: p.msgs[i].Message, HeaderLine: p.msgs[i].pos.Header,
 			TextStart: p.msgs[i].pos.TextStart, TextEnd: p.msgs[i].pos.TextEnd}
 	}
-	spans, err := e.chunker.Chunk(ctx, sms)
+	spans, err := w.chunker.Chunk(ctx, sms)
 	if err != nil {
 		return fmt.Errorf("chunking session %q: %w", p.session, err)
 	}
@@ -157,7 +157,7 @@ func (e *Engine) chunkSession(ctx context.Context, p *sessionPlan) error {
 			rec.Topic, rec.Memories, rec.PendingExtract = pc.old.Topic, pc.old.Memories, pc.old.PendingExtract
 		} else {
 			pc.embed = true
-			fails, err := e.extract(ctx, c, rec)
+			fails, err := w.extract(ctx, c, rec)
 			if err != nil {
 				return err
 			}
@@ -207,22 +207,22 @@ func types(mems []core.Memory) []string {
 // without its memories, the extractor is listed in the chunk's
 // PendingExtract to be retried later (see extract.go), and the failure is
 // returned in fails. Only a cancelled ingest is an error.
-func (e *Engine) extract(ctx context.Context, c *core.Chunk, rec *store.Chunk) (fails []ExtractFailure, err error) {
+func (w *writer) extract(ctx context.Context, c *core.Chunk, rec *store.Chunk) (fails []ExtractFailure, err error) {
 	rec.Topic, rec.Memories, rec.PendingExtract = "", nil, nil
-	for i, x := range e.extractors {
+	for i, x := range w.extractors {
 		mems, err := x.Extract(ctx, c)
 		if err != nil {
 			if ctx.Err() != nil {
-				return fails, fmt.Errorf("extractor %s: %w", e.extractorName(i), err)
+				return fails, fmt.Errorf("extractor %s: %w", w.extractorName(i), err)
 			}
-			rec.PendingExtract = append(rec.PendingExtract, e.extractorName(i))
-			fails = append(fails, ExtractFailure{Session: c.Session, Time: c.Time, Extractor: e.extractorName(i), Error: err.Error()})
-			e.logf("extractor %s failed on a chunk of session %q at %s; it will be retried: %v", e.extractorName(i), c.Session, c.Time.Format(time.RFC3339), err)
+			rec.PendingExtract = append(rec.PendingExtract, w.extractorName(i))
+			fails = append(fails, ExtractFailure{Session: c.Session, Time: c.Time, Extractor: w.extractorName(i), Error: err.Error()})
+			w.logf("extractor %s failed on a chunk of session %q at %s; it will be retried: %v", w.extractorName(i), c.Session, c.Time.Format(time.RFC3339), err)
 			continue
 		}
 		for _, m := range mems {
 			if m.Extractor == "" {
-				m.Extractor = e.extractorName(i)
+				m.Extractor = w.extractorName(i)
 			}
 			if rec.Topic == "" && m.Topic != "" {
 				rec.Topic = m.Topic
@@ -233,20 +233,20 @@ func (e *Engine) extract(ctx context.Context, c *core.Chunk, rec *store.Chunk) (
 	return fails, nil
 }
 
-func (e *Engine) extractorName(i int) string {
-	if i < len(e.extNames) {
-		return e.extNames[i]
+func (w *writer) extractorName(i int) string {
+	if i < len(w.extNames) {
+		return w.extNames[i]
 	}
 	return fmt.Sprintf("#%d", i+1)
 }
 
 // embedChunks fills in the vectors of the chunks that need one.
-func (e *Engine) embedChunks(ctx context.Context, chunks []*plannedChunk) error {
+func (w *writer) embedChunks(ctx context.Context, chunks []*plannedChunk) error {
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
 		texts[i] = c.chunk.Content()
 	}
-	vecs, err := e.embed(ctx, texts)
+	vecs, err := w.embed(ctx, texts)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,14 @@
 // stage that readers cannot see, and indexed as it goes behind a pinned
 // index (ingeststage.go, stageindex.go).
 //
+// An Engine is a facade over four components (see [Engine]): the shared access
+// to the open store, index and vectors; the reader (recall); the writer
+// (ingest and the sync of the derived index and transcripts); and the
+// maintainer (seal, tidy, forget, reindex, verify). The reader and the
+// writer use only the shared component, the maintainer uses the writer too,
+// and each file holds one component's code, named for its concept; the table in
+// docs/architecture.md lists them.
+//
 // The engine builds none of its parts: [Open] takes the embedder, the
 // chunker and the extractors in [Options]. plugins/host's Open builds them
 // from a core.Config (in process, or as plugin processes) and opens the

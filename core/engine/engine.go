@@ -2,18 +2,12 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+	"io"
 	"sync"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
-	"github.com/huimemory/huimemory/core/store"
-	"github.com/huimemory/huimemory/core/vector"
 )
 
 // Options supply the engine's parts. The engine builds none of them: the
@@ -71,45 +65,54 @@ type Options struct {
 }
 
 // Engine is an open HuiMemory home. See the package documentation.
+//
+// Engine is a facade over four components, which import one way:
+//
+//	shared      the open store, index and vectors, the locks, and how the
+//	            home is shared with other processes (shared.go, access.go)
+//	reader      recall: plan, search, fuse, rank, expand (recall.go)
+//	writer      ingest: stage, commit, sync the index and transcripts
+//	            (ingest.go)
+//	maintainer  seal, compact, merge, forget, reindex, verify (seal.go)
+//
+// The reader and the writer use only the shared component; the maintainer
+// also uses the writer. A commit tells the maintainer through
+// writer.afterCommit, which Open wires. Open and Close, which recover
+// and release the whole home, are the facade's own.
 type Engine struct {
-	cfg        core.Config
-	home       string
-	st         *store.Store
-	emb        core.Embedder
-	info       core.EmbedderInfo
-	chunker    core.Chunker
-	extractors []core.Extractor
-	extNames   []string
-	logf       func(string, ...any)
-	vx         *vector.Index
-	// backend is Options.Backend (backend.go); nil for a home.
-	backend *Backend
-	// longLived is Options.LongLived.
-	longLived bool
+	*shared
+	read  *reader
+	write *writer
+	maint *maintainer
+}
+
+// reader is the engine's read side: recall and the reads of sessions,
+// sources and weeks.
+type reader struct {
+	*shared
 	// searches, in a long-lived engine, holds a slot for each recall
 	// running (see recall.go's searchSlot); nil otherwise.
 	searches chan struct{}
+}
 
-	// writeMu serialises writes: ingest, index sync, reindex. With
-	// [AccessShared] it also takes the home's writer lock (access.go).
-	writeMu writeLock
-	// acc is the state of shared access (access.go).
-	acc access
-
-	// ixMu guards ix and stale; recalls hold it for reading.
-	ixMu  sync.RWMutex
-	ix    Lexical
-	stale error // non-nil when the index is known to be behind the store
-
+// writer is the engine's write side: ingest, the staged path for large
+// files, and bringing the index and the transcripts up to date with the
+// store. Its methods that write expect writeMu held, unless they take it.
+type writer struct {
+	*shared
+	// afterCommit runs after each ingest's commit, with writeMu held, once
+	// the index and transcripts are up to date (maintainer.afterCommit).
+	afterCommit func(ctx context.Context, c committed) error
 	// lastRetry is when failed extractions were last retried; writeMu
 	// guards it.
 	lastRetry time.Time
+}
 
-	// embedderChanged is set when Open was allowed an embedder change.
-	embedderChanged bool
-	closed          bool
-	// onClose is Options.OnClose.
-	onClose func() error
+// maintainer is the engine's maintenance: sealing weeks, compacting the
+// store and merging the index, forgetting, re-embedding and verifying.
+type maintainer struct {
+	*shared
+	w *writer
 }
 
 // Paths inside a home.
@@ -123,11 +126,14 @@ const (
 // with [ErrNoParts]; plugins/host's Open builds them from cfg. If Open
 // fails, it calls opts.OnClose before returning.
 func Open(ctx context.Context, cfg core.Config, opts Options) (*Engine, error) {
-	e := &Engine{onClose: opts.OnClose, longLived: opts.LongLived}
+	sh := &shared{onClose: opts.OnClose, longLived: opts.LongLived}
+	sh.writeMu.s = sh
+	e := &Engine{shared: sh, read: &reader{shared: sh}, write: &writer{shared: sh}}
+	e.maint = &maintainer{shared: sh, w: e.write}
+	e.write.afterCommit = e.maint.afterCommit
 	if opts.LongLived {
-		e.searches = make(chan struct{}, searchSlots())
+		e.read.searches = make(chan struct{}, searchSlots())
 	}
-	e.writeMu.e = e
 	e.logf = func(string, ...any) {}
 	if f := opts.Logf; f != nil {
 		// Some steps run side by side (the tidy after an ingest), and a
@@ -146,175 +152,9 @@ func Open(ctx context.Context, cfg core.Config, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// open does the work of Open; on error, Close releases what it got.
-func (e *Engine) open(ctx context.Context, cfg core.Config, opts Options) error {
-	if err := e.setParts(opts); err != nil {
-		return err
-	}
-	cfg.SetDefaults()
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	home, err := filepath.Abs(cfg.Storage.Home)
-	if err != nil {
-		return fmt.Errorf("home %q: %w", cfg.Storage.Home, err)
-	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("creating home: %w", err)
-	}
-	e.cfg, e.home = cfg, home
-	lockWait := opts.LockWait
-	if lockWait == 0 {
-		lockWait = time.Second
-	}
-	if opts.Backend != nil {
-		return e.openBackend(ctx, opts, lockWait)
-	}
-	if opts.Access == AccessShared {
-		return e.openShared(ctx, opts, lockWait)
-	}
-	if e.st, err = store.Open(filepath.Join(e.home, store.FileName), lockWait); err != nil {
-		return err
-	}
-	if err := e.checkEmbedder(ctx, opts.AllowEmbedderChange); err != nil {
-		return err
-	}
-	e.vx = e.newVectors()
-	if err := e.openIndex(ctx); err != nil {
-		return err
-	}
-	return e.finishCrashed(ctx)
-}
-
-// finishCrashed does what a crash left undone, at open: it writes the
-// transcripts left unwritten, and finishes a forget interrupted after its
-// messages left the store (re-seal its weeks, drop the caches, compact
-// the store).
-func (e *Engine) finishCrashed(ctx context.Context) error {
-	if err := e.writeTranscripts(ctx); err != nil {
-		return err
-	}
-	if _, _, err := e.finishForget(ctx); err != nil {
-		return fmt.Errorf("finishing an interrupted forget: %w", err)
-	}
-	return nil
-}
-
-// newVectors returns an empty vector index over the store, with the heap
-// budget of storage.vector_cache_mb, scanning the vectors'
-// codes where the store has them (vectorcodes.go).
-func (e *Engine) newVectors() *vector.Index {
-	return vector.NewWithOptions(e.info.Dim, e.loadVectors, vector.Options{CacheBytes: e.cfg.Storage.VectorCacheBytes(), Codes: e.vectorCodes()})
-}
-
 // ErrNoParts is returned by [Open] when [Options] lack the embedder or the
 // chunker.
 var ErrNoParts = errors.New("engine: Options.Embedder and Options.Chunker are required; build them from a configuration with host.Open (plugins/host)")
-
-// setParts takes the engine's parts from opts; it builds nothing.
-func (e *Engine) setParts(opts Options) error {
-	var missing []string
-	if opts.Embedder == nil {
-		missing = append(missing, "embedder")
-	}
-	if opts.Chunker == nil {
-		missing = append(missing, "chunker")
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("%w (missing: %s)", ErrNoParts, strings.Join(missing, ", "))
-	}
-	e.emb, e.chunker = opts.Embedder, opts.Chunker
-	e.extractors, e.extNames = opts.Extractors, opts.ExtractorNames
-	return nil
-}
-
-// checkEmbedder compares the embedder with the one the store's vectors
-// came from.
-func (e *Engine) checkEmbedder(ctx context.Context, allowChange bool) error {
-	info, err := e.emb.Info(ctx)
-	if err != nil {
-		return fmt.Errorf("asking embedder for its model: %w", err)
-	}
-	if info.Dim <= 0 {
-		return fmt.Errorf("embedder %q reports dimension %d", info.Name, info.Dim)
-	}
-	e.info = info
-	// Read first; only a new home or a change writes.
-	write := false
-	err = e.st.View(func(tx *store.Tx) error {
-		var err error
-		write, err = e.embedderRecord(tx, allowChange)
-		return err
-	})
-	if err != nil || !write {
-		return err
-	}
-	if e.st.Shared() {
-		// A shared engine writes it with its first write (access.go).
-		e.acc.writeEmbedder = true
-		return nil
-	}
-	return e.st.Update(func(tx *store.Tx) error {
-		write, err := e.embedderRecord(tx, allowChange)
-		if err != nil || !write {
-			return err
-		}
-		return e.putEmbedder(tx)
-	})
-}
-
-// embedderRecord compares the stored embedder with e.info and reports
-// whether the record must be written.
-func (e *Engine) embedderRecord(tx *store.Tx, allowChange bool) (bool, error) {
-	raw := tx.Meta(store.MetaEmbedder)
-	chunks, _ := tx.Counts()
-	if raw == nil {
-		return true, nil
-	}
-	var old core.EmbedderInfo
-	if err := json.Unmarshal(raw, &old); err != nil {
-		return false, fmt.Errorf("reading stored embedder: %w", err)
-	}
-	if old == e.info {
-		return false, nil
-	}
-	if chunks == 0 {
-		return true, nil
-	}
-	if !allowChange {
-		return false, fmt.Errorf("%w: the stored vectors come from %s, but the configured embedder is %s; run `huimem reindex` to re-embed every chunk",
-			core.ErrEmbedderChanged, describe(old), describe(e.info))
-	}
-	e.embedderChanged = true
-	return false, nil
-}
-
-// vectorsStillOurs checks that the stored vectors still come from this
-// engine's embedder: another process may have re-embedded the memory
-// (huimem reindex) since this one opened it, and then a query embedded
-// here would be compared with vectors of another model, and a write
-// would mix two models.
-func (e *Engine) vectorsStillOurs(tx *store.Tx) error {
-	raw := tx.Meta(store.MetaEmbedder)
-	if e.embedderChanged || raw == nil {
-		return nil
-	}
-	var cur core.EmbedderInfo
-	if json.Unmarshal(raw, &cur) != nil || cur == e.info {
-		return nil
-	}
-	return fmt.Errorf("%w: another process re-embedded this memory with %s after this one opened it with %s; restart this process",
-		core.ErrEmbedderChanged, describe(cur), describe(e.info))
-}
-
-func (e *Engine) putEmbedder(tx *store.Tx) error {
-	data, _ := json.Marshal(e.info)
-	return tx.SetMeta(store.MetaEmbedder, data)
-}
-
-func describe(i core.EmbedderInfo) string {
-	return fmt.Sprintf("%s (model %s, %d dimensions)", i.Name, i.Model, i.Dim)
-}
 
 // Config returns the engine's configuration, with defaults filled in.
 func (e *Engine) Config() core.Config { return e.cfg }
@@ -355,6 +195,256 @@ func (e *Engine) Close() error {
 	return errors.Join(errs...)
 }
 
-func (e *Engine) loadVectors(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
-	return e.st.View(func(tx *store.Tx) error { return tx.ScanVectors(ns, from, to, fn) })
+// The read side (reader): recall and the reads of sessions, sources and
+// weeks. Each is safe for concurrent use and runs beside writes.
+
+// Recall finds the chunks that best match q. See [core.Query].
+func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error) {
+	return e.read.recall(ctx, q)
+}
+
+// RecallByID returns the chunk with the given id in namespace ns and, with
+// window > 0, its neighbours; the chunk is marked hit. An unknown id, or
+// one from another namespace, gives an error wrapping core.ErrNotFound.
+func (e *Engine) RecallByID(ctx context.Context, ns, id string, window int) ([]core.Hit, error) {
+	return e.read.recallByID(ctx, ns, id, window)
+}
+
+// Sessions lists the sessions of namespace ns, newest first (by their last
+// message). It reads the store only; safe for concurrent use.
+func (e *Engine) Sessions(ctx context.Context, ns string) ([]SessionInfo, error) {
+	return e.read.sessions(ctx, ns)
+}
+
+// Session returns one session's description, or an error wrapping
+// core.ErrNotFound.
+func (e *Engine) Session(ctx context.Context, ns, session string) (SessionInfo, error) {
+	return e.read.session(ctx, ns, session)
+}
+
+// SessionTurns returns the last n turn chunks of a session, oldest first
+// (all of them when n <= 0), with their messages verbatim. An unknown
+// session gives an error wrapping core.ErrNotFound. Safe for concurrent
+// use.
+func (e *Engine) SessionTurns(ctx context.Context, ns, session string, n int) ([]core.Chunk, error) {
+	return e.read.sessionTurns(ctx, ns, session, n)
+}
+
+// SessionClosed reports whether a session was closed.
+func (e *Engine) SessionClosed(ctx context.Context, ns, session string) (bool, error) {
+	return e.read.sessionClosed(ctx, ns, session)
+}
+
+// Transcript returns a session's markdown transcript and its path under
+// the sessions folder, as the engine last wrote it: from the home's
+// sessions/ folder, or from the backend's store. It fails with
+// core.ErrNotFound when there is none.
+func (e *Engine) Transcript(ctx context.Context, ns, session string) (file string, data []byte, err error) {
+	return e.read.transcript(ctx, ns, session)
+}
+
+// Export writes the messages of one namespace (or of all, with opts.All)
+// to w in the generic JSONL format that [Engine.IngestFile] reads, and
+// returns how many it wrote. Each line carries the message's session,
+// time (RFC 3339 with nanoseconds and the original offset), role,
+// speaker, text verbatim, ref and namespace; messages of sealed weeks are
+// read from their archives. Lines come by namespace, then session (by
+// first message, then name), then in the store's order within the session
+// (time, then arrival), so that ingesting the export into a fresh home
+// makes the same chunks, with the same ids, prev/next links, transcript
+// files and lines. The one exception is an id lengthened because of a
+// collision of six-character ids (about 1 in 200 chunks at 10 million):
+// which of the two chunks gets the longer id depends on the order they
+// were first stored in.
+//
+// Export reads the store in one transaction per session, so a write that
+// runs meanwhile is seen in whole sessions. It does not wait for writes
+// and is safe for concurrent use.
+func (e *Engine) Export(ctx context.Context, w io.Writer, opts ExportOptions) (int, error) {
+	return e.read.export(ctx, w, opts)
+}
+
+// Sources returns the tracked sources whose path is root or lies under it
+// (every source when root is ""), sorted by path.
+func (e *Engine) Sources(ctx context.Context, root string) ([]TrackedSource, error) {
+	return e.read.sources(ctx, root)
+}
+
+// MissingSources returns the tracked sources under root whose file no
+// longer exists: candidates for [Engine.PruneSource].
+func (e *Engine) MissingSources(ctx context.Context, root string) ([]TrackedSource, error) {
+	return e.read.missingSources(ctx, root)
+}
+
+// Weeks lists every week that has transcripts, sealed or not, by
+// namespace then week.
+func (e *Engine) Weeks(ctx context.Context) ([]WeekInfo, error) {
+	return e.read.weeks(ctx)
+}
+
+// Stats counts what the home holds.
+func (e *Engine) Stats(ctx context.Context) (Stats, error) {
+	return e.read.stats(ctx)
+}
+
+// The write side (writer): ingest. Writes are serialised.
+
+// Ingest stores messages, all or none. Messages already stored are
+// skipped, so ingesting the same messages twice adds nothing.
+func (e *Engine) Ingest(ctx context.Context, msgs []core.Message) (IngestResult, error) {
+	return e.write.ingestMessages(ctx, msgs)
+}
+
+// IngestFile ingests a JSONL file (see core/jsonl). The file is all or
+// nothing: a bad line fails it with "path:line: problem" and the store is
+// left as it was. Ingesting a file whose content was ingested before adds
+// nothing.
+func (e *Engine) IngestFile(ctx context.Context, path string, opts FileOptions) (IngestResult, error) {
+	return e.write.ingestFile(ctx, path, opts)
+}
+
+// IngestSource ingests one file of any supported format (see core/formats)
+// and tracks it by its absolute path and content hash, so that ingesting
+// it again does only what changed:
+//
+//   - same content as last time: nothing is read or written (Status
+//     "unchanged");
+//   - changed content: in one transaction, the messages the file no longer
+//     holds are removed (unless another tracked file holds them too), the
+//     new ones added, and every touched session is re-cut into chunks with
+//     its prev/next links re-made, so there are no duplicates and no
+//     anchors pointing at removed chunks;
+//   - a file that no longer parses fails with an error naming the file and
+//     line, and the store keeps its earlier content.
+//
+// Messages that were stored before, without a tracked source (the library's
+// [Engine.Ingest], `huimem add`, or files ingested before source tracking),
+// are never removed by a re-ingest. IngestSource is safe for concurrent use;
+// writes are serialised.
+func (e *Engine) IngestSource(ctx context.Context, path string, opts SourceOptions) (SourceResult, error) {
+	return e.write.ingestSource(ctx, path, opts)
+}
+
+// IngestSources ingests the files at paths as [Engine.IngestSource]
+// ingests each, and calls done with each file's index in paths, its
+// result and its error, in the order of paths.
+//
+// Consecutive new files that hold no more than a batch
+// ([SourceOptions.BatchMessages]) are grouped: up to a batch of messages
+// in all are planned, embedded and written in one transaction; more,
+// with the small new files that follow, under one stage of up to
+// groupStageBatches batches. Either records each file with its content
+// hash and its claims, as ingesting them one at a time would. Each file
+// stays all or nothing: a file that cannot be read fails before its
+// group is written and the others go on; a group that fails (its
+// transaction, its stage) fails each of its files, and the store keeps
+// what it had. A crash leaves the groups committed before it, and
+// running the same ingest again skips their files as unchanged. A large
+// new file and a changed one go in on their own, as IngestSource takes
+// them.
+//
+// The store's compaction and the index merge are left to the caller, as
+// [SourceOptions.DeferTidy] leaves them, whatever opts says: call
+// [Engine.Tidy] after the last file, with the [Engine.TidyBase] taken
+// before the first. IngestSources returns ctx's error when ctx ends,
+// without calling done for the files it did not finish. It is safe for
+// concurrent use; writes are serialised.
+func (e *Engine) IngestSources(ctx context.Context, paths []string, opts SourceOptions, done func(i int, res SourceResult, err error)) error {
+	return e.write.ingestSources(ctx, paths, opts, done)
+}
+
+// PruneSource removes a tracked source that was deleted: the messages only
+// it held go, in one transaction, with their sessions re-cut and re-linked,
+// and the source is forgotten. name is the path as it was ingested; it is
+// made absolute.
+func (e *Engine) PruneSource(ctx context.Context, name string) (SourceResult, error) {
+	return e.write.pruneSource(ctx, name)
+}
+
+// CloseSession marks a session closed: its turns stay stored and
+// recallable, and [Engine.SessionClosed] reports it, so that a host (the
+// takeover kernel) refuses further appends to it. Closing twice is not an
+// error. An unknown session gives an error wrapping core.ErrNotFound.
+func (e *Engine) CloseSession(ctx context.Context, ns, session string) error {
+	return e.write.closeSession(ctx, ns, session)
+}
+
+// RetryExtractions runs again, on up to limit chunks (all with limit <= 0),
+// the extractors that failed on them, stores the memories they return,
+// and updates the index. An extractor that fails again stays pending.
+func (e *Engine) RetryExtractions(ctx context.Context, limit int) (RetryResult, error) {
+	return e.write.retryExtractions(ctx, limit)
+}
+
+// Maintenance (maintainer): seal, tidy, forget, reindex, verify. Each
+// that changes the home is a write, serialised with the others.
+
+// Seal packs finished weeks into archives (see the comment at the top of
+// seal.go for the steps) and returns what it sealed. It is a write: it
+// waits for other writes, and recalls run on meanwhile, reading the week
+// from the store or from its archive, never half of each.
+func (e *Engine) Seal(ctx context.Context, opts SealOptions) ([]WeekInfo, error) {
+	return e.maint.seal(ctx, opts)
+}
+
+// Tidy does what the end of a large ingest does (compact the store, merge
+// the index's segments), for a caller that ingested several sources with
+// [SourceOptions.DeferTidy] and base taken before the first: once for
+// the whole lot, where each source on its own would have tidied several
+// times over. Each step runs only if it pays (the store grew by more than
+// a quarter since base; the index when it has several segments and
+// more chunks outside the largest than a quarter of the largest's) and only
+// on a home's own files; a failure logs a warning and leaves the memory
+// as it was. The results are nil for steps that did not run.
+func (e *Engine) Tidy(ctx context.Context, base TidyBase) (*Compaction, *IndexMerge, error) {
+	return e.maint.tidy(ctx, base)
+}
+
+// TidyBase returns the store's and the index's size now.
+func (e *Engine) TidyBase() TidyBase {
+	return e.tidyBase()
+}
+
+// Forget removes messages from the home for good: from the store and its
+// file's free pages, the search index and its segments, the vectors, the
+// transcripts, the decompressed-week cache and the sealed week archives,
+// which are re-sealed without them. The chunks of the touched sessions are
+// re-cut and their prev/next links re-made; sessions left empty are
+// removed. See the comment at the top of forget.go for the steps and what
+// a crash leaves.
+//
+// With opts.DryRun it only lists what would go. An unknown chunk id or
+// session (in the namespace) is an error wrapping [core.ErrNotFound]; a
+// namespace or filter that selects nothing is not an error. Forget is a
+// write: it waits for other writes, and recalls wait while the index is
+// rebuilt and the store compacted.
+func (e *Engine) Forget(ctx context.Context, opts ForgetOptions) (ForgetResult, error) {
+	return e.maint.forget(ctx, opts)
+}
+
+// Reindex rebuilds the search index from the store. When the embedder
+// changed since the vectors were made (or opts.Embed is set) it first
+// re-embeds every chunk, then replaces all vectors and the embedder
+// record in one transaction, so vectors from two models are never mixed.
+//
+// The embedding, which takes minutes with a real model on a large home,
+// runs under the write lock (no other write can change the chunks) but
+// beside readers, as an ingest's embedding does; only the commit and the
+// index rebuild lock them out. Recalls in this process wait while it
+// runs. A kill or a failure before the commit leaves the store as it was,
+// vectors and embedder record together; the vectors made so far are kept
+// in the home's reembed.partial, and the next Reindex with the same
+// embedder takes them and embeds only the rest. After the commit the
+// index is rebuilt in a folder of its own and renamed into place, and a
+// reopen repairs an index left behind.
+func (e *Engine) Reindex(ctx context.Context, opts ReindexOptions) (ReindexResult, error) {
+	return e.maint.reindex(ctx, opts)
+}
+
+// VerifyArchives reads every week archive on disk to its end, checks each
+// file against the manifest, and checks that each sealed week's archive is
+// there and is the one recorded when it was sealed. It returns one check
+// per archive and, if any failed, an error naming the bad files.
+func (e *Engine) VerifyArchives(ctx context.Context) ([]ArchiveCheck, error) {
+	return e.maint.verifyArchives(ctx)
 }

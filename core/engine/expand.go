@@ -14,7 +14,7 @@ import (
 // expand loads the hits and, with window > 0, the window chunks before and
 // after each one, found through the anchors. No chunk appears twice; a hit
 // met as another hit's neighbour keeps its role and score.
-func (e *Engine) expand(ns string, hits []cand, window int) ([]core.Hit, error) {
+func (r *reader) expand(ns string, hits []cand, window int) ([]core.Hit, error) {
 	// A read transaction sees the store as it was when it began, but a
 	// sealed week's archive is a file: when the week is re-sealed (a late
 	// message re-opened it) between the two, the snapshot's hash names
@@ -23,7 +23,7 @@ func (e *Engine) expand(ns string, hits []cand, window int) ([]core.Hit, error) 
 	var out []core.Hit
 	var err error
 	for range 3 {
-		out, err = e.expandOnce(ns, hits, window)
+		out, err = r.expandOnce(ns, hits, window)
 		if !errors.Is(err, errSealedRead) {
 			break
 		}
@@ -31,14 +31,14 @@ func (e *Engine) expand(ns string, hits []cand, window int) ([]core.Hit, error) 
 	return out, err
 }
 
-func (e *Engine) expandOnce(ns string, hits []cand, window int) ([]core.Hit, error) {
+func (r *reader) expandOnce(ns string, hits []cand, window int) ([]core.Hit, error) {
 	byID := map[string]*cand{}
 	for i := range hits {
 		byID[hits[i].id] = &hits[i]
 	}
 	out := []core.Hit{}
 	emitted := map[string]bool{}
-	err := e.st.View(func(tx *store.Tx) error {
+	err := r.st.View(func(tx *store.Tx) error {
 		load := func(id string) (*store.Chunk, error) {
 			c, err := tx.Chunk(id)
 			if err != nil {
@@ -54,7 +54,7 @@ func (e *Engine) expandOnce(ns string, hits []cand, window int) ([]core.Hit, err
 				return nil
 			}
 			emitted[c.ID] = true
-			chunk, err := e.hydrate(tx, c)
+			chunk, err := r.hydrate(tx, c)
 			if err != nil {
 				return err
 			}

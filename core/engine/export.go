@@ -37,24 +37,8 @@ type exportLine struct {
 	Namespace string `json:"namespace,omitempty"`
 }
 
-// Export writes the messages of one namespace (or of all, with opts.All)
-// to w in the generic JSONL format that [Engine.IngestFile] reads, and
-// returns how many it wrote. Each line carries the message's session,
-// time (RFC 3339 with nanoseconds and the original offset), role,
-// speaker, text verbatim, ref and namespace; messages of sealed weeks are
-// read from their archives. Lines come by namespace, then session (by
-// first message, then name), then in the store's order within the session
-// (time, then arrival), so that ingesting the export into a fresh home
-// makes the same chunks, with the same ids, prev/next links, transcript
-// files and lines. The one exception is an id lengthened because of a
-// collision of six-character ids (about 1 in 200 chunks at 10 million):
-// which of the two chunks gets the longer id depends on the order they
-// were first stored in.
-//
-// Export reads the store in one transaction per session, so a write that
-// runs meanwhile is seen in whole sessions. It does not wait for writes
-// and is safe for concurrent use.
-func (e *Engine) Export(ctx context.Context, w io.Writer, opts ExportOptions) (int, error) {
+// export is [Engine.Export].
+func (r *reader) export(ctx context.Context, w io.Writer, opts ExportOptions) (int, error) {
 	if opts.All && opts.Namespace != "" {
 		return 0, fmt.Errorf("%w: export takes a namespace or all of them, not both", core.ErrInvalid)
 	}
@@ -64,11 +48,11 @@ func (e *Engine) Export(ctx context.Context, w io.Writer, opts ExportOptions) (i
 	if err := core.ValidateNamespace(opts.Namespace); err != nil {
 		return 0, fmt.Errorf("%w: %w", core.ErrInvalid, err)
 	}
-	if e.closed {
+	if r.closed {
 		return 0, core.ErrClosed
 	}
 	var sessions []*store.Session
-	err := e.st.View(func(tx *store.Tx) error {
+	err := r.st.View(func(tx *store.Tx) error {
 		return tx.ForEachSession(func(s *store.Session) error {
 			if opts.All || s.NS == opts.Namespace && (opts.Session == "" || s.Session == opts.Session) {
 				sessions = append(sessions, s)
@@ -94,7 +78,7 @@ func (e *Engine) Export(ctx context.Context, w io.Writer, opts ExportOptions) (i
 			return n, err
 		}
 		var lines []exportLine
-		err := e.st.View(func(tx *store.Tx) error {
+		err := r.st.View(func(tx *store.Tx) error {
 			stored, _, err := tx.SessionMessages(s.NS, s.Session)
 			if err != nil {
 				return err
@@ -103,7 +87,7 @@ func (e *Engine) Export(ctx context.Context, w io.Writer, opts ExportOptions) (i
 			for _, sm := range stored {
 				text := sm.Text
 				if sm.Sealed {
-					if text, err = e.sealedText(tx, sm); err != nil {
+					if text, err = r.sealedText(tx, sm); err != nil {
 						return err
 					}
 				}

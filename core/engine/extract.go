@@ -32,13 +32,13 @@ const (
 // maybeRetryExtractions retries a few failed extractions after an ingest,
 // unless the ingest itself just saw one fail or the last pass was recent.
 // The caller holds writeMu.
-func (e *Engine) maybeRetryExtractions(ctx context.Context, justFailed bool) {
-	if justFailed || len(e.extractors) == 0 || time.Since(e.lastRetry) < RetryInterval {
+func (w *writer) maybeRetryExtractions(ctx context.Context, justFailed bool) {
+	if justFailed || len(w.extractors) == 0 || time.Since(w.lastRetry) < RetryInterval {
 		return
 	}
-	e.lastRetry = time.Now()
-	if _, err := e.retryExtractionsLocked(ctx, retryBatch); err != nil {
-		e.logf("retrying failed extractions: %v", err)
+	w.lastRetry = time.Now()
+	if _, err := w.retryExtractionsLocked(ctx, retryBatch); err != nil {
+		w.logf("retrying failed extractions: %v", err)
 	}
 }
 
@@ -49,35 +49,33 @@ type RetryResult struct {
 	Retried, Done, Left int
 }
 
-// RetryExtractions runs again, on up to limit chunks (all with limit <= 0),
-// the extractors that failed on them, stores the memories they return,
-// and updates the index. An extractor that fails again stays pending.
-func (e *Engine) RetryExtractions(ctx context.Context, limit int) (RetryResult, error) {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if err := e.writable(); err != nil {
+// retryExtractions is [Engine.RetryExtractions].
+func (w *writer) retryExtractions(ctx context.Context, limit int) (RetryResult, error) {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	if err := w.writable(); err != nil {
 		return RetryResult{}, err
 	}
-	return e.retryExtractionsLocked(ctx, limit)
+	return w.retryExtractionsLocked(ctx, limit)
 }
 
-func (e *Engine) retryExtractionsLocked(ctx context.Context, limit int) (RetryResult, error) {
+func (w *writer) retryExtractionsLocked(ctx context.Context, limit int) (RetryResult, error) {
 	var res RetryResult
 	var ids []string
-	e.st.View(func(tx *store.Tx) error { ids, _ = tx.PendingExtracts(limit); return nil })
+	w.st.View(func(tx *store.Tx) error { ids, _ = tx.PendingExtracts(limit); return nil })
 	for _, id := range ids {
 		var rec *store.Chunk
 		var chunk *core.Chunk
-		err := e.st.View(func(tx *store.Tx) error {
+		err := w.st.View(func(tx *store.Tx) error {
 			var err error
 			if rec, err = tx.Chunk(id); err != nil {
 				return err
 			}
-			chunk, err = e.hydrate(tx, rec)
+			chunk, err = w.hydrate(tx, rec)
 			return err
 		})
 		if errors.Is(err, core.ErrNotFound) {
-			e.st.Update(func(tx *store.Tx) error { return tx.MarkPendingExtract(id, false) })
+			w.st.Update(func(tx *store.Tx) error { return tx.MarkPendingExtract(id, false) })
 			continue
 		}
 		if err != nil {
@@ -87,8 +85,8 @@ func (e *Engine) retryExtractionsLocked(ctx context.Context, limit int) (RetryRe
 		var still []string
 		mems := slices.Clone(rec.Memories)
 		topic := rec.Topic
-		for i, x := range e.extractors {
-			name := e.extractorName(i)
+		for i, x := range w.extractors {
+			name := w.extractorName(i)
 			if !slices.Contains(rec.PendingExtract, name) {
 				continue
 			}
@@ -98,7 +96,7 @@ func (e *Engine) retryExtractionsLocked(ctx context.Context, limit int) (RetryRe
 					return res, err
 				}
 				still = append(still, name)
-				e.logf("extractor %s failed again on chunk %s: %v", name, id, err)
+				w.logf("extractor %s failed again on chunk %s: %v", name, id, err)
 				continue
 			}
 			for _, m := range got {
@@ -112,7 +110,7 @@ func (e *Engine) retryExtractionsLocked(ctx context.Context, limit int) (RetryRe
 			}
 		}
 		// Extractors no longer configured are not in still: dropped.
-		err = e.st.Update(func(tx *store.Tx) error {
+		err = w.st.Update(func(tx *store.Tx) error {
 			cur, err := tx.Chunk(id)
 			if err != nil {
 				return err
@@ -133,9 +131,9 @@ func (e *Engine) retryExtractionsLocked(ctx context.Context, limit int) (RetryRe
 			res.Done++
 		}
 	}
-	e.st.View(func(tx *store.Tx) error { _, res.Left = tx.PendingExtracts(1); return nil })
+	w.st.View(func(tx *store.Tx) error { _, res.Left = tx.PendingExtracts(1); return nil })
 	if res.Retried > 0 {
-		if err := e.syncDerived(ctx); err != nil {
+		if err := w.syncDerived(ctx); err != nil {
 			return res, err
 		}
 	}

@@ -104,45 +104,33 @@ type ForgetResult struct {
 // previewRunes bounds a [ForgottenMessage.Preview].
 const previewRunes = 60
 
-// Forget removes messages from the home for good: from the store and its
-// file's free pages, the search index and its segments, the vectors, the
-// transcripts, the decompressed-week cache and the sealed week archives,
-// which are re-sealed without them. The chunks of the touched sessions are
-// re-cut and their prev/next links re-made; sessions left empty are
-// removed. See the comment at the top of forget.go for the steps and what
-// a crash leaves.
-//
-// With opts.DryRun it only lists what would go. An unknown chunk id or
-// session (in the namespace) is an error wrapping [core.ErrNotFound]; a
-// namespace or filter that selects nothing is not an error. Forget is a
-// write: it waits for other writes, and recalls wait while the index is
-// rebuilt and the store compacted.
-func (e *Engine) Forget(ctx context.Context, opts ForgetOptions) (ForgetResult, error) {
+// forget is [Engine.Forget].
+func (m *maintainer) forget(ctx context.Context, opts ForgetOptions) (ForgetResult, error) {
 	res := ForgetResult{DryRun: opts.DryRun, Namespace: opts.Namespace, Sessions: []string{}, Chunks: []string{}, Messages: []ForgottenMessage{}}
-	expr, err := e.checkForget(&opts)
+	expr, err := m.checkForget(&opts)
 	if err != nil {
 		return res, err
 	}
 	if opts.DryRun {
-		if e.closed {
+		if m.closed {
 			return res, core.ErrClosed
 		}
-		plan, err := e.planForget(opts, expr)
+		plan, err := m.planForget(opts, expr)
 		if err != nil {
 			return res, err
 		}
 		plan.fill(&res)
 		return res, nil
 	}
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if err := e.writable(); err != nil {
+	m.writeMu.Lock()
+	defer m.writeMu.Unlock()
+	if err := m.writable(); err != nil {
 		return res, err
 	}
-	if _, _, err := e.finishForget(ctx); err != nil {
+	if _, _, err := m.finishForget(ctx); err != nil {
 		return res, fmt.Errorf("finishing an earlier, interrupted forget: %w", err)
 	}
-	plan, err := e.planForget(opts, expr)
+	plan, err := m.planForget(opts, expr)
 	if err != nil {
 		return res, err
 	}
@@ -150,22 +138,22 @@ func (e *Engine) Forget(ctx context.Context, opts ForgetOptions) (ForgetResult, 
 	if len(plan.drop) == 0 {
 		return res, nil
 	}
-	if err := e.markForget(opts.Namespace); err != nil {
+	if err := m.markForget(opts.Namespace); err != nil {
 		return res, err
 	}
 	track := &tracking{drop: plan.drop, sessions: plan.sessions, forget: true, erase: true}
-	r, ingestErr := e.applyTracking(ctx, nil, &source{track: track})
-	if ingestErr != nil && !e.dropped(plan.drop) {
+	r, ingestErr := m.w.applyTracking(ctx, nil, &source{track: track})
+	if ingestErr != nil && !m.dropped(plan.drop) {
 		// Nothing was removed; put back the seals of the weeks re-opened
 		// so far.
-		_, _, err := e.finishForget(ctx)
+		_, _, err := m.finishForget(ctx)
 		return res, errors.Join(fmt.Errorf("forget failed, nothing was removed: %w", ingestErr), err)
 	}
 	res.ChunksChanged, res.ChunksRemoved = r.Chunks, r.Removed
-	if res.SessionsRemoved, err = e.tidyForgotten(plan.sessions); err != nil {
+	if res.SessionsRemoved, err = m.tidyForgotten(plan.sessions); err != nil {
 		return res, err
 	}
-	resealed, cs, err := e.finishForget(ctx)
+	resealed, cs, err := m.finishForget(ctx)
 	res.Resealed, res.Store = resealed, cs
 	if ingestErr != nil || err != nil {
 		return res, errors.Join(ingestErr, err, fmt.Errorf("the messages are removed from the store; run the forget again to finish removing their traces"))
@@ -174,7 +162,7 @@ func (e *Engine) Forget(ctx context.Context, opts ForgetOptions) (ForgetResult, 
 }
 
 // checkForget validates opts, normalises the id, and parses the filter.
-func (e *Engine) checkForget(opts *ForgetOptions) (filter.Expr, error) {
+func (m *maintainer) checkForget(opts *ForgetOptions) (filter.Expr, error) {
 	if err := core.ValidateNamespace(opts.Namespace); err != nil {
 		return nil, fmt.Errorf("%w: %w", core.ErrInvalid, err)
 	}
@@ -198,7 +186,7 @@ func (e *Engine) checkForget(opts *ForgetOptions) (filter.Expr, error) {
 	}
 	loc := opts.Location
 	if loc == nil {
-		loc = e.cfg.Time.Location()
+		loc = m.cfg.Time.Location()
 	}
 	expr, err := filter.Parse(opts.Filter, loc)
 	if err != nil {
@@ -224,10 +212,10 @@ func (p *forgetPlan) fill(res *ForgetResult) {
 }
 
 // planForget selects the messages opts names, in one read transaction.
-func (e *Engine) planForget(opts ForgetOptions, expr filter.Expr) (*forgetPlan, error) {
+func (m *maintainer) planForget(opts ForgetOptions, expr filter.Expr) (*forgetPlan, error) {
 	p := &forgetPlan{drop: map[core.MessageKey]bool{}}
-	err := e.st.View(func(tx *store.Tx) error {
-		fp := &forgetPlanner{e: e, tx: tx, ns: opts.Namespace, p: p, seen: map[string]bool{}}
+	err := m.st.View(func(tx *store.Tx) error {
+		fp := &forgetPlanner{m: m, tx: tx, ns: opts.Namespace, p: p, seen: map[string]bool{}}
 		switch {
 		case opts.ID != "":
 			return fp.byID(opts.ID)
@@ -243,7 +231,7 @@ func (e *Engine) planForget(opts ForgetOptions, expr filter.Expr) (*forgetPlan, 
 // forgetPlanner gathers, in one read transaction, the messages a forget
 // removes, in one namespace.
 type forgetPlanner struct {
-	e    *Engine
+	m    *maintainer
 	tx   *store.Tx
 	ns   string
 	p    *forgetPlan
@@ -263,7 +251,7 @@ func (fp *forgetPlanner) addMsg(sm *store.Message, chunk string) error {
 		return err
 	}
 	if sm.Sealed {
-		if m.Text, err = fp.e.sealedText(fp.tx, sm); err != nil {
+		if m.Text, err = fp.m.sealedText(fp.tx, sm); err != nil {
 			return err
 		}
 	}
@@ -379,9 +367,9 @@ func preview(text string) string {
 }
 
 // dropped reports whether none of the messages is stored any more.
-func (e *Engine) dropped(keys map[core.MessageKey]bool) bool {
+func (m *maintainer) dropped(keys map[core.MessageKey]bool) bool {
 	gone := true
-	e.st.View(func(tx *store.Tx) error {
+	m.st.View(func(tx *store.Tx) error {
 		for k := range keys {
 			if tx.HasMessage(k) {
 				gone = false

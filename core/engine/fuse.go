@@ -9,11 +9,11 @@ import (
 // fuse normalises each signal within the pool to [0, 1] by min-max, adds
 // session-level evidence to the BM25 signal (see sessionEvidence), and
 // combines them: by weighted score (the default) or by reciprocal rank.
-func (e *Engine) fuse(ctx context.Context, ix Lexical, ns string, pool []*cand) error {
+func (r *reader) fuse(ctx context.Context, ix Lexical, ns string, pool []*cand) error {
 	if len(pool) == 0 {
 		return nil
 	}
-	r := e.cfg.Retriever
+	rc := r.cfg.Retriever
 	minB, maxB, minV, maxV := pool[0].bm25, pool[0].bm25, pool[0].cos, pool[0].cos
 	for _, c := range pool {
 		minB, maxB = min(minB, c.bm25), max(maxB, c.bm25)
@@ -31,27 +31,27 @@ func (e *Engine) fuse(ctx context.Context, ix Lexical, ns string, pool []*cand) 
 	for _, c := range pool {
 		c.nb, c.nv = norm(c.bm25, minB, maxB), norm(c.cos, minV, maxV)
 	}
-	if sb := *r.SessionBoost; sb > 0 && r.Fusion != "rrf" {
-		if err := e.sessionEvidence(ctx, ix, ns, pool, sb); err != nil {
+	if sb := *rc.SessionBoost; sb > 0 && rc.Fusion != "rrf" {
+		if err := r.sessionEvidence(ctx, ix, ns, pool, sb); err != nil {
 			return err
 		}
 	}
-	if r.Fusion == "rrf" {
+	if rc.Fusion == "rrf" {
 		rankBM25(pool)
 	}
 	for _, c := range pool {
-		if r.Fusion == "rrf" {
+		if rc.Fusion == "rrf" {
 			const k = 60
 			c.score = 0
 			if c.vRank > 0 {
-				c.score += r.VectorWeight / float64(k+c.vRank)
+				c.score += rc.VectorWeight / float64(k+c.vRank)
 			}
 			if c.bmRank > 0 {
-				c.score += r.BM25Weight / float64(k+c.bmRank)
+				c.score += rc.BM25Weight / float64(k+c.bmRank)
 			}
 			continue
 		}
-		c.score = r.VectorWeight*c.nv + r.BM25Weight*c.nb
+		c.score = rc.VectorWeight*c.nv + rc.BM25Weight*c.nb
 	}
 	return nil
 }

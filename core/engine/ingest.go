@@ -41,10 +41,10 @@ type IngestResult struct {
 	// Unchanged is set when the source's content had been ingested before.
 	Unchanged bool `json:"unchanged,omitempty"`
 	// Compaction is set when the ingest ended by compacting the store
-	// (see compactafter.go).
+	// (see compact.go).
 	Compaction *Compaction `json:"compaction,omitempty"`
 	// IndexMerge is set when the ingest ended by merging the index's
-	// segments into one (see mergeafter.go).
+	// segments into one (see merge.go).
 	IndexMerge *IndexMerge `json:"index_merge,omitempty"`
 }
 
@@ -58,11 +58,8 @@ type FileOptions struct {
 	DeferTidy bool
 }
 
-// IngestFile ingests a JSONL file (see core/jsonl). The file is all or
-// nothing: a bad line fails it with "path:line: problem" and the store is
-// left as it was. Ingesting a file whose content was ingested before adds
-// nothing.
-func (e *Engine) IngestFile(ctx context.Context, path string, opts FileOptions) (IngestResult, error) {
+// ingestFile is [Engine.IngestFile].
+func (w *writer) ingestFile(ctx context.Context, path string, opts FileOptions) (IngestResult, error) {
 	res := IngestResult{Source: path}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -71,7 +68,7 @@ func (e *Engine) IngestFile(ctx context.Context, path string, opts FileOptions) 
 	sum := sha256.Sum256(append([]byte(opts.Namespace+"\x00"), data...))
 	digest := hex.EncodeToString(sum[:])
 	seen := false
-	if err := e.st.View(func(tx *store.Tx) error { seen = tx.HasSourceHash(digest); return nil }); err != nil {
+	if err := w.st.View(func(tx *store.Tx) error { seen = tx.HasSourceHash(digest); return nil }); err != nil {
 		return res, err
 	}
 	if seen {
@@ -87,20 +84,19 @@ func (e *Engine) IngestFile(ctx context.Context, path string, opts FileOptions) 
 		return res, err
 	}
 	abs, _ := filepath.Abs(path)
-	r, err := e.ingest(ctx, msgs, &source{name: abs, digest: digest, deferTidy: opts.DeferTidy})
+	r, err := w.ingest(ctx, msgs, &source{name: abs, digest: digest, deferTidy: opts.DeferTidy})
 	r.Source = path
 	return r, err
 }
 
-// Ingest stores messages, all or none. Messages already stored are
-// skipped, so ingesting the same messages twice adds nothing.
-func (e *Engine) Ingest(ctx context.Context, msgs []core.Message) (IngestResult, error) {
+// ingestMessages is [Engine.Ingest].
+func (w *writer) ingestMessages(ctx context.Context, msgs []core.Message) (IngestResult, error) {
 	for i := range msgs {
 		if err := msgs[i].Validate(); err != nil {
 			return IngestResult{}, fmt.Errorf("message %d: %w: %w", i+1, core.ErrInvalid, err)
 		}
 	}
-	return e.ingest(ctx, msgs, nil)
+	return w.ingest(ctx, msgs, nil)
 }
 
 // source is the file an ingest reads. track, when set, replaces the
@@ -123,13 +119,13 @@ type source struct {
 	wrote func(p *sessionPlan, changed, removed int)
 }
 
-func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if err := e.discardStages(); err != nil { // leftover stages: see ingeststage.go
+func (w *writer) ingest(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	if err := w.discardStages(); err != nil { // leftover stages: see ingeststage.go
 		return IngestResult{}, err
 	}
-	return e.ingestLocked(ctx, msgs, src)
+	return w.ingestLocked(ctx, msgs, src)
 }
 
 // ingestLocked is ingest for a caller that holds writeMu. It
@@ -137,60 +133,58 @@ func (e *Engine) ingest(ctx context.Context, msgs []core.Message, src *source) (
 // prepare (chunk, extract and embed, outside any transaction) and commit
 // (one transaction); then it brings the derived index and transcripts up
 // to date and seals finished weeks if archive.auto_seal is set.
-func (e *Engine) ingestLocked(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
+func (w *writer) ingestLocked(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
 	res := IngestResult{Messages: len(msgs)}
-	if err := e.writable(); err != nil {
+	if err := w.writable(); err != nil {
 		return res, err
 	}
 	// The sizes the ingest's growth is measured from (see
-	// compactafter.go and mergeafter.go).
-	base := e.TidyBase()
+	// compact.go and merge.go).
+	base := w.tidyBase()
 	if src != nil && src.stage != nil {
 		base = src.stage.base
 	}
-	in, err := e.planIngest(msgs, src, &res)
+	in, err := w.planIngest(msgs, src, &res)
 	if err != nil {
 		return res, err
 	}
 	res.Added = len(in.fresh)
 	res.Sessions = len(in.plans)
 	if len(in.fresh) == 0 && len(src.dropSessions()) == 0 && (src == nil || src.stage == nil) {
-		return res, e.recordSource(src)
+		return res, w.recordSource(src)
 	}
-	if err := e.prepareIngest(ctx, in.plans); err != nil {
+	if err := w.prepareIngest(ctx, in.plans); err != nil {
 		return res, err
 	}
-	touched, err := e.commitIngest(in, src, &res)
+	touched, err := w.commitIngest(in, src, &res)
 	if err != nil {
 		return res, fmt.Errorf("ingest rolled back, nothing was stored: %w", err)
 	}
 	if src != nil {
 		src.stage.unpin() // the stage is published (stageindex.go)
 	}
-	e.refreshVectors(touched)
-	removeTranscripts(e.sessionsRoot(), in.plans) // sessions emptied by a replace
+	w.refreshVectors(touched)
+	removeTranscripts(w.sessionsRoot(), in.plans) // sessions emptied by a replace
 	for _, p := range in.plans {
 		res.ExtractFailures = append(res.ExtractFailures, p.extractFails...)
 	}
-	if err := e.syncDerived(ctx); err != nil {
+	if err := w.syncDerived(ctx); err != nil {
 		return res, err
 	}
-	if err := e.autoSeal(ctx); err != nil {
+	w.maybeRetryExtractions(ctx, len(res.ExtractFailures) > 0)
+	if err := w.afterCommit(ctx, committed{base: base, deferTidy: src != nil && src.deferTidy, res: &res}); err != nil {
 		return res, err
-	}
-	// A home whose vectors are still in layout 1, outside the time-ordered
-	// bucket, moves them over with its writes (readers take both layouts).
-	if err := e.st.MigrateVectors(ctx, 5000); err != nil {
-		e.logf("huimem: warning: %v (the vectors stay readable where they are)", err)
-	}
-	e.backfillVectorCodes(ctx) // codes for vectors stored without them
-	e.maybeRetryExtractions(ctx, len(res.ExtractFailures) > 0)
-	// Everything is durable and indexed; a bulk ingest leaves
-	// the buckets' pages interleaved and the index in several segments.
-	if src == nil || !src.deferTidy {
-		res.Compaction, res.IndexMerge = e.tidyAfterIngest(ctx, base)
 	}
 	return res, nil
+}
+
+// committed is what an ingest tells [writer.afterCommit]: the sizes its
+// growth is measured from, whether the caller tidies itself, and the
+// result, which the maintenance that follows fills in.
+type committed struct {
+	base      TidyBase
+	deferTidy bool
+	res       *IngestResult
 }
 
 // ingestPlan is what the plan phase of an ingest found.
@@ -202,9 +196,9 @@ type ingestPlan struct {
 
 // planIngest reads what is stored, counts the duplicates in res, and
 // plans each session that gains or (for a changed source) loses messages.
-func (e *Engine) planIngest(msgs []core.Message, src *source, res *IngestResult) (*ingestPlan, error) {
+func (w *writer) planIngest(msgs []core.Message, src *source, res *IngestResult) (*ingestPlan, error) {
 	in := &ingestPlan{}
-	err := e.st.View(func(tx *store.Tx) error {
+	err := w.st.View(func(tx *store.Tx) error {
 		in.baseSeq = tx.Seq()
 		seen := map[core.MessageKey]bool{}
 		bySession := map[[2]string][]*newMsg{}
@@ -238,7 +232,7 @@ func (e *Engine) planIngest(msgs []core.Message, src *source, res *IngestResult)
 			}
 		}
 		for _, sk := range order {
-			p, err := e.loadSession(tx, sk[0], sk[1], bySession[sk], src.dropped)
+			p, err := w.loadSession(tx, sk[0], sk[1], bySession[sk], src.dropped)
 			if err != nil {
 				return err
 			}
@@ -251,11 +245,11 @@ func (e *Engine) planIngest(msgs []core.Message, src *source, res *IngestResult)
 
 // recordSource records an ingested file that brought nothing new, so that
 // the next ingest of the same content is skipped.
-func (e *Engine) recordSource(src *source) error {
+func (w *writer) recordSource(src *source) error {
 	if src == nil {
 		return nil
 	}
-	return e.st.Update(func(tx *store.Tx) error { return recordSourceTx(tx, src) })
+	return w.st.Update(func(tx *store.Tx) error { return recordSourceTx(tx, src) })
 }
 
 // recordSourceTx is recordSource's transaction; a group records each of
@@ -282,10 +276,10 @@ func recordSourceTx(tx *store.Tx, src *source) error {
 
 // prepareIngest chunks each planned session, runs the extractors and
 // embeds the chunks that need a vector, outside any transaction.
-func (e *Engine) prepareIngest(ctx context.Context, plans []*sessionPlan) error {
+func (w *writer) prepareIngest(ctx context.Context, plans []*sessionPlan) error {
 	var toEmbed []*plannedChunk
 	for _, p := range plans {
-		if err := e.chunkSession(ctx, p); err != nil {
+		if err := w.chunkSession(ctx, p); err != nil {
 			return err
 		}
 		for _, c := range p.chunks {
@@ -294,15 +288,15 @@ func (e *Engine) prepareIngest(ctx context.Context, plans []*sessionPlan) error 
 			}
 		}
 	}
-	return e.embedChunks(ctx, toEmbed)
+	return w.embedChunks(ctx, toEmbed)
 }
 
 // commitIngest writes the new messages, the planned sessions and the
 // source in one transaction, which fails if anything was written since
 // the plan. It returns the weeks whose vectors changed.
-func (e *Engine) commitIngest(in *ingestPlan, src *source, res *IngestResult) ([]touchedChunk, error) {
+func (w *writer) commitIngest(in *ingestPlan, src *source, res *IngestResult) ([]touchedChunk, error) {
 	var touched []touchedChunk
-	err := e.st.Update(func(tx *store.Tx) error {
+	err := w.st.Update(func(tx *store.Tx) error {
 		touched = touched[:0]
 		res.Chunks, res.Removed = 0, 0
 		if tx.Seq() != in.baseSeq {
@@ -325,7 +319,7 @@ func (e *Engine) commitIngest(in *ingestPlan, src *source, res *IngestResult) ([
 			}
 		}
 		for _, p := range in.plans {
-			t, changed, removed, err := e.writeSession(tx, p)
+			t, changed, removed, err := w.writeSession(tx, p)
 			if err != nil {
 				return fmt.Errorf("writing session %q: %w", p.session, err)
 			}
@@ -380,25 +374,14 @@ type touchedChunk struct {
 // once, here, rather than by every search until one caches them again
 // (see core/vector's Refresh). A week it cannot read is dropped from the
 // cache, and the next search reads it from the store.
-func (e *Engine) refreshVectors(touched []touchedChunk) {
+func (w *writer) refreshVectors(touched []touchedChunk) {
 	byNS := map[string][]time.Time{}
 	for _, t := range touched {
 		byNS[t.ns] = append(byNS[t.ns], t.time)
 	}
 	for ns, ts := range byNS {
-		if err := e.vx.Refresh(ns, ts); err != nil {
-			e.logf("huimem: warning: %v (the next search reads the week from the store)", err)
+		if err := w.vx.Refresh(ns, ts); err != nil {
+			w.logf("huimem: warning: %v (the next search reads the week from the store)", err)
 		}
 	}
-}
-
-// writable reports why the engine cannot take writes, if it cannot.
-func (e *Engine) writable() error {
-	if e.closed {
-		return core.ErrClosed
-	}
-	if e.embedderChanged {
-		return fmt.Errorf("%w: run `huimem reindex` before adding memories", core.ErrEmbedderChanged)
-	}
-	return e.st.View(e.vectorsStillOurs)
 }

@@ -61,7 +61,7 @@ type stageRun struct {
 	sessions int
 	res      IngestResult
 	// base is the store's and the index's size before the stage began
-	// (see mergeafter.go).
+	// (see merge.go).
 	base TidyBase
 	// ix indexes the stage's chunks as its batches are committed; nil
 	// when they are indexed after the publication, or until the stage is
@@ -85,19 +85,19 @@ type stageRun struct {
 // several new files, and the stage, named after the first (abs, digest),
 // publishes them all (sourcegroup.go). The caller does not hold writeMu
 // (nor does it with a group: its feed takes the files in turn).
-func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []core.Message, next func() (core.Message, error, bool), limit int, deferTidy bool, group *stageGroup) (IngestResult, error) {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if err := e.writable(); err != nil {
+func (w *writer) ingestStaged(ctx context.Context, abs, digest string, first []core.Message, next func() (core.Message, error, bool), limit int, deferTidy bool, group *stageGroup) (IngestResult, error) {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	if err := w.writable(); err != nil {
 		return IngestResult{}, err
 	}
-	if err := e.discardStages(); err != nil {
+	if err := w.discardStages(); err != nil {
 		return IngestResult{}, err
 	}
-	defer beginBulkGC()()                            // see ingestgc.go
-	defer every(storeReleaseTick, e.releaseMapped)() // see release.go
-	run := &stageRun{src: abs, base: e.TidyBase(), indexable: e.stageIndexable(), group: group}
-	err := e.st.Update(func(tx *store.Tx) error {
+	defer beginBulkGC()()                            // see bulkgc.go
+	defer every(storeReleaseTick, w.releaseMapped)() // see release.go
+	run := &stageRun{src: abs, base: w.tidyBase(), indexable: w.stageIndexable(), group: group}
+	err := w.st.Update(func(tx *store.Tx) error {
 		var err error
 		run.info, err = tx.BeginStage(abs, digest)
 		return err
@@ -105,8 +105,8 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if err != nil {
 		return IngestResult{}, fmt.Errorf("starting a staged ingest: %w", err)
 	}
-	fail := func(err error) (IngestResult, error) { return run.res, e.failStage(run, err) }
-	if run.hashed, err = e.st.NewStageRun(run.info); err != nil {
+	fail := func(err error) (IngestResult, error) { return run.res, w.failStage(run, err) }
+	if run.hashed, err = w.st.NewStageRun(run.info); err != nil {
 		return fail(err)
 	}
 	defer run.unpin() // once published, or discarded
@@ -115,7 +115,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
-		if err := e.stageBatch(ctx, run, batch); err != nil {
+		if err := w.stageBatch(ctx, run, batch); err != nil {
 			return fail(err)
 		}
 		if !more {
@@ -131,10 +131,10 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if err := run.ix.finish(); err != nil {
 		return fail(fmt.Errorf("indexing: %w", err))
 	}
-	if err := e.mergeStageRun(ctx, run); err != nil {
+	if err := w.mergeStageRun(ctx, run); err != nil {
 		return fail(err)
 	}
-	if err := e.writeStagedSessions(ctx, run); err != nil {
+	if err := w.writeStagedSessions(ctx, run); err != nil {
 		return fail(err)
 	}
 	// Publish: the messages for sessions that existed go in by the
@@ -143,7 +143,7 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	if group != nil {
 		src = group.source(run, deferTidy)
 	}
-	r, err := e.ingestLocked(ctx, run.deferred, src)
+	r, err := w.ingestLocked(ctx, run.deferred, src)
 	if group != nil {
 		group.finish(r)
 	}
@@ -156,12 +156,12 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 	res.Sessions += r.Sessions
 	res.ExtractFailures = append(res.ExtractFailures, r.ExtractFailures...)
 	res.Compaction, res.IndexMerge = r.Compaction, r.IndexMerge
-	published := err == nil || e.stagePublished(run.info)
+	published := err == nil || w.stagePublished(run.info)
 	if err != nil && !published {
 		_, err = fail(err)
 	}
 	if published {
-		if serr := e.sweepStage(run.info.ID); serr != nil && err == nil {
+		if serr := w.sweepStage(run.info.ID); serr != nil && err == nil {
 			err = serr
 		}
 	}
@@ -172,14 +172,14 @@ func (e *Engine) ingestStaged(ctx context.Context, abs, digest string, first []c
 // (see store.Tx.WriteStagedSessions), a bounded transaction at a time,
 // letting the store's map go after each: written in the publishing
 // transaction, they held the whole stage's chunk lists on the heap.
-func (e *Engine) writeStagedSessions(ctx context.Context, run *stageRun) error {
+func (w *writer) writeStagedSessions(ctx context.Context, run *stageRun) error {
 	var after []byte
 	for first := true; first || after != nil; first = false {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		before := *run.info
-		err := e.st.Update(func(tx *store.Tx) error {
+		err := w.st.Update(func(tx *store.Tx) error {
 			*run.info = before
 			var err error
 			after, err = tx.WriteStagedSessions(run.info, after, 0)
@@ -189,7 +189,7 @@ func (e *Engine) writeStagedSessions(ctx context.Context, run *stageRun) error {
 			*run.info = before
 			return fmt.Errorf("writing the staged sessions: %w", err)
 		}
-		e.st.ReleaseMapped()
+		w.st.ReleaseMapped()
 	}
 	return nil
 }
@@ -197,9 +197,9 @@ func (e *Engine) writeStagedSessions(ctx context.Context, run *stageRun) error {
 // sweepStage removes what is left of a published stage, in bounded
 // transactions (see store.Tx.SweepStage). Readers see the same store
 // before and after; a crash leaves the rest to the next writer.
-func (e *Engine) sweepStage(id string) error {
+func (w *writer) sweepStage(id string) error {
 	for done := false; !done; {
-		err := e.st.Update(func(tx *store.Tx) error {
+		err := w.st.Update(func(tx *store.Tx) error {
 			var err error
 			done, err = tx.SweepStage(id, discardLimit)
 			return err
@@ -207,19 +207,19 @@ func (e *Engine) sweepStage(id string) error {
 		if err != nil {
 			return fmt.Errorf("removing the stage of a finished ingest: %w", err)
 		}
-		e.st.ReleaseMapped()
+		w.st.ReleaseMapped()
 	}
 	return nil
 }
 
 // mergeStageRun merges the stage's run into the buckets keyed by hashes,
 // a bounded transaction at a time, letting the store's map go after each.
-func (e *Engine) mergeStageRun(ctx context.Context, run *stageRun) error {
+func (w *writer) mergeStageRun(ctx context.Context, run *stageRun) error {
 	for done := false; !done; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err := e.st.Update(func(tx *store.Tx) error {
+		err := w.st.Update(func(tx *store.Tx) error {
 			var err error
 			done, err = tx.MergeStageRun(run.hashed, 0)
 			return err
@@ -227,7 +227,7 @@ func (e *Engine) mergeStageRun(ctx context.Context, run *stageRun) error {
 		if err != nil {
 			return fmt.Errorf("merging the staged records: %w", err)
 		}
-		e.st.ReleaseMapped()
+		w.st.ReleaseMapped()
 	}
 	// The buckets hold the whole run now, and the stage's own records
 	// lead to them.
@@ -236,9 +236,9 @@ func (e *Engine) mergeStageRun(ctx context.Context, run *stageRun) error {
 
 // stagePublished reports whether a stage's publication committed (its
 // record is gone).
-func (e *Engine) stagePublished(info *store.StageInfo) bool {
+func (w *writer) stagePublished(info *store.StageInfo) bool {
 	open := true
-	e.st.View(func(tx *store.Tx) error {
+	w.st.View(func(tx *store.Tx) error {
 		stages, err := tx.Stages()
 		open = err != nil || slices.ContainsFunc(stages, func(s *store.StageInfo) bool { return s.ID == info.ID })
 		return nil
@@ -247,16 +247,16 @@ func (e *Engine) stagePublished(info *store.StageInfo) bool {
 }
 
 // stageBatch plans, prepares and commits one batch of a staged ingest.
-func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Message) error {
+func (w *writer) stageBatch(ctx context.Context, run *stageRun, msgs []core.Message) error {
 	b := &stagedBatch{}
-	err := e.st.View(func(tx *store.Tx) error {
+	err := w.st.View(func(tx *store.Tx) error {
 		tx.UseStageRun(run.hashed)
-		return e.planStagedBatch(tx, run, msgs, b)
+		return w.planStagedBatch(tx, run, msgs, b)
 	})
 	if err != nil {
 		return err
 	}
-	if err := e.prepareIngest(ctx, b.plans); err != nil {
+	if err := w.prepareIngest(ctx, b.plans); err != nil {
 		return err
 	}
 	// From bulkMin chunks on, the stage is indexed as it goes
@@ -269,7 +269,7 @@ func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Mess
 	if run.indexable && run.ix == nil && run.held.count()+planned >= bulkMin {
 		run.info.Indexed = true // saved by the commit, undone if it fails
 	}
-	if err := e.commitStagedBatch(run, b); err != nil {
+	if err := w.commitStagedBatch(run, b); err != nil {
 		return err
 	}
 	tails := map[string]bool{}
@@ -278,7 +278,7 @@ func (e *Engine) stageBatch(ctx context.Context, run *stageRun, msgs []core.Mess
 			tails[p.chunks[n-1].rec.ID] = true
 		}
 	}
-	if err := e.indexStagedBatch(ctx, run, &b.written, tails); err != nil {
+	if err := w.indexStagedBatch(ctx, run, &b.written, tails); err != nil {
 		return fmt.Errorf("indexing: %w", err)
 	}
 	run.deferred = append(run.deferred, b.deferred...)
@@ -321,7 +321,7 @@ type stagedBatch struct {
 // write them: a discard finds a claim of the stage only by its run or by
 // the staged message it claims (store.Tx.DiscardStage), and a claim of a
 // file that was never published must not stay.
-func (e *Engine) planStagedBatch(tx *store.Tx, run *stageRun, msgs []core.Message, b *stagedBatch) error {
+func (w *writer) planStagedBatch(tx *store.Tx, run *stageRun, msgs []core.Message, b *stagedBatch) error {
 	b.baseSeq = tx.Seq()
 	seen := map[core.MessageKey]claimWhen{}
 	bySession := map[[2]string][]*newMsg{}
@@ -405,7 +405,7 @@ func (e *Engine) planStagedBatch(tx *store.Tx, run *stageRun, msgs []core.Messag
 		bySession[sk] = append(bySession[sk], nm)
 	}
 	for _, sk := range order {
-		p, err := e.loadSession(tx, sk[0], sk[1], bySession[sk], func(core.MessageKey) bool { return false })
+		p, err := w.loadSession(tx, sk[0], sk[1], bySession[sk], func(core.MessageKey) bool { return false })
 		if err != nil {
 			return err
 		}
@@ -450,9 +450,9 @@ func (b *stagedBatch) claim(f *groupFile, k core.MessageKey, when claimWhen) {
 
 // commitStagedBatch writes the batch into the stage in one transaction;
 // on failure the stage's record is as it was.
-func (e *Engine) commitStagedBatch(run *stageRun, b *stagedBatch) error {
+func (w *writer) commitStagedBatch(run *stageRun, b *stagedBatch) error {
 	before := *run.info
-	err := e.st.Update(func(tx *store.Tx) error {
+	err := w.st.Update(func(tx *store.Tx) error {
 		*run.info = before
 		tx.UseStageRun(run.hashed)
 		if tx.Seq() != b.baseSeq {
@@ -553,9 +553,9 @@ func (r *stageRun) publish(tx *store.Tx, res *IngestResult, touched *[]touchedCh
 // discardStages removes every unpublished stage: they are left by
 // ingests that failed or crashed; and the rest of every published one
 // that a crash left unswept. The caller holds writeMu.
-func (e *Engine) discardStages() error {
+func (w *writer) discardStages() error {
 	var stages []*store.StageInfo
-	if err := e.st.View(func(tx *store.Tx) error {
+	if err := w.st.View(func(tx *store.Tx) error {
 		var err error
 		stages, err = tx.Stages()
 		return err
@@ -563,37 +563,37 @@ func (e *Engine) discardStages() error {
 		return err
 	}
 	for _, s := range stages {
-		e.logf("huimem: removing the unpublished part of an interrupted ingest of %s", s.Source)
-		if err := e.discardStage(s); err != nil {
+		w.logf("huimem: removing the unpublished part of an interrupted ingest of %s", s.Source)
+		if err := w.discardStage(s); err != nil {
 			return fmt.Errorf("removing the unpublished part of an interrupted ingest of %s: %w", s.Source, err)
 		}
 	}
 	var closed []string
-	e.st.View(func(tx *store.Tx) error {
+	w.st.View(func(tx *store.Tx) error {
 		closed = tx.ClosedStages()
 		return nil
 	})
 	for _, id := range closed {
-		if err := e.sweepStage(id); err != nil {
+		if err := w.sweepStage(id); err != nil {
 			return err
 		}
 	}
-	return e.st.RemoveRunFiles()
+	return w.st.RemoveRunFiles()
 }
 
 // discardStage removes one unpublished stage, in bounded transactions:
 // from the index first, when its chunks were indexed as they were written
 // (see stageindex.go), then from the store.
-func (e *Engine) discardStage(info *store.StageInfo) error {
+func (w *writer) discardStage(info *store.StageInfo) error {
 	if info == nil {
 		return nil
 	}
-	if err := e.unindexStage(info); err != nil {
+	if err := w.unindexStage(info); err != nil {
 		return err
 	}
 	for {
 		done := false
-		err := e.st.Update(func(tx *store.Tx) error {
+		err := w.st.Update(func(tx *store.Tx) error {
 			var err error
 			done, err = tx.DiscardStage(info, discardLimit)
 			return err

@@ -205,7 +205,7 @@ func TestUnpublishedStageIsInvisible(t *testing.T) {
 			}
 			run.info.Indexed = indexed
 			for i := 2; i < 2+3*11; i += 11 {
-				if err := e.stageBatch(t.Context(), run, msgs[i:i+11]); err != nil {
+				if err := e.write.stageBatch(t.Context(), run, msgs[i:i+11]); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -34,12 +34,12 @@ const nextShare = 0.5
 
 // heads reads the head (links, namespace, time) of each chunk in ids that
 // is stored into hs; ids already in hs are skipped.
-func (e *Engine) heads(hs map[string]store.ChunkHead, ids []string) error {
+func (r *reader) heads(hs map[string]store.ChunkHead, ids []string) error {
 	missing := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { _, ok := hs[id]; return ok })
 	if len(missing) == 0 {
 		return nil
 	}
-	return e.st.View(func(tx *store.Tx) error {
+	return r.st.View(func(tx *store.Tx) error {
 		tx.PrefetchChunks(missing)
 		for _, id := range ids {
 			if _, ok := hs[id]; ok {
@@ -60,17 +60,17 @@ func (e *Engine) heads(hs map[string]store.ChunkHead, ids []string) error {
 // addNeighbours adds to the pool the neighbours of its candidates that lie
 // in the search's namespace, window and filter, and returns the heads it
 // read.
-func (e *Engine) addNeighbours(p params, pl *candPool) (map[string]store.ChunkHead, error) {
+func (r *reader) addNeighbours(p params, pl *candPool) (map[string]store.ChunkHead, error) {
 	hs := make(map[string]store.ChunkHead, 4*len(pl.order))
 	ids := make([]string, len(pl.order))
 	for i, c := range pl.order {
 		ids[i] = c.id
 	}
-	if err := e.heads(hs, ids); err != nil {
+	if err := r.heads(hs, ids); err != nil {
 		return nil, err
 	}
 	add := neighbourIDs(hs, ids, func(id string) bool { return pl.byID[id] != nil })
-	if err := e.heads(hs, add); err != nil {
+	if err := r.heads(hs, add); err != nil {
 		return nil, err
 	}
 	var check []string // in the window, to be checked against the filter
@@ -87,7 +87,7 @@ func (e *Engine) addNeighbours(p params, pl *candPool) (map[string]store.ChunkHe
 		check = append(check, id)
 	}
 	if len(check) > 0 {
-		err := e.st.View(func(tx *store.Tx) error {
+		err := r.st.View(func(tx *store.Tx) error {
 			for _, id := range check {
 				c, err := tx.Chunk(id)
 				if errors.Is(err, core.ErrNotFound) {
@@ -131,12 +131,12 @@ func neighbourIDs(hs map[string]store.ChunkHead, ids []string, skip func(string)
 // the vectors found), gives each candidate its session, and returns the
 // neighbours of candidates that are not in the pool: their own scores are
 // needed for the context.
-func (e *Engine) contextIDs(pl *candPool, hs map[string]store.ChunkHead) ([]string, error) {
+func (r *reader) contextIDs(pl *candPool, hs map[string]store.ChunkHead) ([]string, error) {
 	ids := make([]string, len(pl.order))
 	for i, c := range pl.order {
 		ids[i] = c.id
 	}
-	if err := e.heads(hs, ids); err != nil {
+	if err := r.heads(hs, ids); err != nil {
 		return nil, err
 	}
 	for _, c := range pl.order {

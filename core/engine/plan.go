@@ -36,7 +36,7 @@ type queryPlan struct {
 // focusQuery) and resolves its time phrase and the filter expression.
 // An exact phrase narrows the window; a fuzzy one asks for a progressive
 // scan inside its span.
-func (e *Engine) planQuery(q core.Query) (*queryPlan, error) {
+func (r *reader) planQuery(q core.Query) (*queryPlan, error) {
 	text, timeText := focusQuery(sanitizeQuery(strings.TrimSpace(q.Text)))
 	p := &queryPlan{text: text, since: q.Since, before: q.Before, now: q.Now}
 	if p.now.IsZero() {
@@ -54,8 +54,8 @@ func (e *Engine) planQuery(q core.Query) (*queryPlan, error) {
 	timeGiven := !p.since.IsZero() || !p.before.IsZero()
 	p.outerSince, p.outerBefore = p.since, p.before
 	if !q.NoTime {
-		if r, rest, ok := timeparse.Extract(timeText, p.now); ok {
-			p.resolved = &core.TimeRange{Start: r.Start, End: r.End, Granularity: r.Granularity.String(), Fuzzy: r.Fuzzy, Text: r.Text}
+		if tr, rest, ok := timeparse.Extract(timeText, p.now); ok {
+			p.resolved = &core.TimeRange{Start: tr.Start, End: tr.End, Granularity: tr.Granularity.String(), Fuzzy: tr.Fuzzy, Text: tr.Text}
 			p.text = strings.TrimSpace(text[:len(text)-len(timeText)] + " " + rest)
 			timeGiven = true
 			// A vague phrase of days or weeks ("最近", "前段时间", "a while
@@ -64,15 +64,15 @@ func (e *Engine) planQuery(q core.Query) (*queryPlan, error) {
 			// ago") says little more than "in the past" and only bounds the
 			// search: a scan would stop in the newest weeks that hold
 			// anything.
-			if r.Fuzzy && r.Granularity <= timeparse.Weekly {
+			if tr.Fuzzy && tr.Granularity <= timeparse.Weekly {
 				p.scan = true
-				p.scanFrom, p.scanTo = intersect(p.since, p.before, r.Start, r.End)
+				p.scanFrom, p.scanTo = intersect(p.since, p.before, tr.Start, tr.End)
 			} else {
-				p.since, p.before = intersect(p.since, p.before, r.Start, r.End)
+				p.since, p.before = intersect(p.since, p.before, tr.Start, tr.End)
 			}
 		}
 	}
-	if !timeGiven && e.cfg.Retriever.EnableProgressiveScan {
+	if !timeGiven && r.cfg.Retriever.EnableProgressiveScan {
 		p.scanIfShort = true
 	}
 	if !p.since.IsZero() && !p.before.IsZero() && !p.since.Before(p.before) {
@@ -129,7 +129,7 @@ func (r chunkRecord) Values(field string) []string {
 
 // filterAllow returns the set of chunks in the search's namespace and
 // window that match its filter, for the vector search.
-func (e *Engine) filterAllow(ctx context.Context, ix Lexical, p params) (func(string) bool, error) {
+func (r *reader) filterAllow(ctx context.Context, ix Lexical, p params) (func(string) bool, error) {
 	ids, err := ix.Matching(ctx, index.Search{NS: p.ns, Since: p.since, Before: p.before, Filter: p.filter.expr})
 	if err != nil {
 		return nil, err
@@ -143,12 +143,12 @@ func (e *Engine) filterAllow(ctx context.Context, ix Lexical, p params) (func(st
 
 // checkFilter drops hits whose stored chunk does not satisfy the filter: a
 // last line of defence behind the index query.
-func (e *Engine) checkFilter(f *compiledFilter, hits []cand) ([]cand, error) {
+func (r *reader) checkFilter(f *compiledFilter, hits []cand) ([]cand, error) {
 	if f == nil {
 		return hits, nil
 	}
 	kept := hits[:0]
-	err := e.st.View(func(tx *store.Tx) error {
+	err := r.st.View(func(tx *store.Tx) error {
 		for _, h := range hits {
 			c, err := tx.Chunk(h.id)
 			if errors.Is(err, core.ErrNotFound) {

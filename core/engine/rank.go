@@ -21,7 +21,7 @@ import (
 // index's document frequencies and postings, and the chunks' links from
 // the store, never the chunks' text.
 type relevance struct {
-	e     *Engine
+	rd    *reader
 	ix    Lexical
 	terms []string
 	idf   []float64
@@ -31,22 +31,22 @@ type relevance struct {
 }
 
 // newRelevance prepares the relevance of chunks to text.
-func (e *Engine) newRelevance(ctx context.Context, ix Lexical, text string) (*relevance, error) {
-	r := &relevance{ix: ix, e: e}
-	if *e.cfg.Retriever.ContextBoost > 0 {
+func (r *reader) newRelevance(ctx context.Context, ix Lexical, text string) (*relevance, error) {
+	rel := &relevance{ix: ix, rd: r}
+	if *r.cfg.Retriever.ContextBoost > 0 {
 		// The neighbours' words count in full: relevance asks whether the
 		// chunk, read with its neighbours, answers the query at all.
-		r.ctxW = 1
+		rel.ctxW = 1
 	}
 	seen := map[string]bool{}
 	for _, t := range ix.Analyze(text) {
 		if !seen[t] {
 			seen[t] = true
-			r.terms = append(r.terms, t)
+			rel.terms = append(rel.terms, t)
 		}
 	}
 	var err error
-	if r.idf, r.n, err = ix.IDF(ctx, r.terms); err != nil {
+	if rel.idf, rel.n, err = ix.IDF(ctx, rel.terms); err != nil {
 		return nil, err
 	}
 	// A pair of Han characters is a guess at a word, not a word: the
@@ -61,26 +61,26 @@ func (e *Engine) newRelevance(ctx context.Context, ix Lexical, text string) (*re
 	// question that mixes scripts ("那个 sci-fi movie 叫什么") names in
 	// English what the memory holds in Chinese. Without the rule, such a
 	// term, with the largest weight of all, fails every chunk.
-	han := slices.ContainsFunc(r.terms, isHan)
-	absent := math.Log(1 + (float64(r.n)+0.5)/0.5)
-	kt, ki := r.terms[:0], r.idf[:0]
-	for i, t := range r.terms {
-		if isHanPair(t) || han && r.idf[i] >= absent-1e-9 {
+	han := slices.ContainsFunc(rel.terms, isHan)
+	absent := math.Log(1 + (float64(rel.n)+0.5)/0.5)
+	kt, ki := rel.terms[:0], rel.idf[:0]
+	for i, t := range rel.terms {
+		if isHanPair(t) || han && rel.idf[i] >= absent-1e-9 {
 			continue
 		}
-		kt, ki = append(kt, t), append(ki, r.idf[i])
+		kt, ki = append(kt, t), append(ki, rel.idf[i])
 	}
-	r.terms, r.idf = kt, ki
+	rel.terms, rel.idf = kt, ki
 	// Squared weights: a query's rarest terms name its subject, and a
 	// chunk that lacks them does not answer it however many of the
 	// question's common words it shares.
-	for i, w := range r.idf {
-		r.idf[i] = w * w
+	for i, w := range rel.idf {
+		rel.idf[i] = w * w
 	}
-	for _, w := range r.idf {
-		r.total += w
+	for _, w := range rel.idf {
+		rel.total += w
 	}
-	return r, nil
+	return rel, nil
 }
 
 // of returns the relevance of each chunk in ids, in [0, 1].
@@ -100,7 +100,7 @@ func (r *relevance) ofWith(ctx context.Context, ids []string, hs map[string]stor
 	// which says the same.)
 	all := ids
 	if r.ctxW > 0 {
-		if err := r.e.heads(hs, ids); err != nil {
+		if err := r.rd.heads(hs, ids); err != nil {
 			return nil, err
 		}
 		in := map[string]bool{}
@@ -151,7 +151,7 @@ const minFloorChunks = 500
 // Without query text every candidate has relevance 1. An index of fewer
 // than minFloorChunks chunks has no floor; with wordsNeeded set, one of
 // the hits must still hold a query term (relevance above 0).
-func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, cands []cand, k int, floor float64, wordsNeeded bool) ([]cand, error) {
+func (r *reader) withRelevance(ctx context.Context, ix Lexical, text string, cands []cand, k int, floor float64, wordsNeeded bool) ([]cand, error) {
 	if text == "" {
 		for i := range cands {
 			cands[i].rel = 1
@@ -166,27 +166,27 @@ func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, can
 	// The hits' heads (their neighbours' ids) are read from the store
 	// while the index gives the terms' frequencies: behind a database,
 	// two round trips at once.
-	var r *relevance
+	var rel *relevance
 	var g errgroup.Group
 	g.Go(func() (err error) {
-		r, err = e.newRelevance(ctx, ix, text)
+		rel, err = r.newRelevance(ctx, ix, text)
 		return err
 	})
 	hs := map[string]store.ChunkHead{}
 	var herr error
-	if *e.cfg.Retriever.ContextBoost > 0 {
-		herr = e.heads(hs, ids)
+	if *r.cfg.Retriever.ContextBoost > 0 {
+		herr = r.heads(hs, ids)
 	}
 	if err := cmp.Or(g.Wait(), herr); err != nil {
 		return nil, err
 	}
-	if r.n < minFloorChunks {
+	if rel.n < minFloorChunks {
 		floor = 0
 		if wordsNeeded {
 			floor = math.SmallestNonzeroFloat64
 		}
 	}
-	rels, err := r.ofWith(ctx, ids, hs)
+	rels, err := rel.ofWith(ctx, ids, hs)
 	if err != nil {
 		return nil, err
 	}
@@ -199,8 +199,8 @@ func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, can
 	if floor <= 0 {
 		return top, nil
 	}
-	cal := e.floorCalibration()
-	if cal.Weight <= 0 || e.cfg.Retriever.VectorWeight <= 0 || !slices.ContainsFunc(cands, func(c cand) bool { return c.vRank > 0 }) {
+	cal := r.floorCalibration()
+	if cal.Weight <= 0 || r.cfg.Retriever.VectorWeight <= 0 || !slices.ContainsFunc(cands, func(c cand) bool { return c.vRank > 0 }) {
 		// No vector signal (off, or a query the embedder gives no
 		// meaning): the floor is the words'.
 		cal = core.SimilarityCalibration{}
@@ -230,7 +230,7 @@ func (e *Engine) withRelevance(ctx context.Context, ix Lexical, text string, can
 	for _, c := range rest {
 		ids = append(ids, c.id)
 	}
-	if rels, err = r.of(ctx, ids); err != nil {
+	if rels, err = rel.of(ctx, ids); err != nil {
 		return nil, err
 	}
 	// Each of them by itself: the hits' best relevance and best
@@ -271,13 +271,13 @@ const floorPerHit = 8
 // floorCalibration returns how much the embedder's similarity moves the
 // floor (retriever.floor_similarity): the embedder's measured calibration
 // for "auto", none for an embedder without one or for "off".
-func (e *Engine) floorCalibration() core.SimilarityCalibration {
-	c, auto, err := core.ParseFloorSimilarity(e.cfg.Retriever.FloorSimilarity)
+func (r *reader) floorCalibration() core.SimilarityCalibration {
+	c, auto, err := core.ParseFloorSimilarity(r.cfg.Retriever.FloorSimilarity)
 	if err != nil {
 		return core.SimilarityCalibration{} // Validate refused it already
 	}
 	if auto {
-		c, _ = e.info.Calibration()
+		c, _ = r.info.Calibration()
 	}
 	return c
 }
@@ -289,7 +289,7 @@ func (e *Engine) floorCalibration() core.SimilarityCalibration {
 // the largest such sum), so that it stays in [0, 1]. A session that
 // matches the query in many turns lifts all of them, which helps
 // questions whose answer is spread over a conversation.
-func (e *Engine) sessionEvidence(ctx context.Context, ix Lexical, ns string, pool []*cand, boost float64) error {
+func (r *reader) sessionEvidence(ctx context.Context, ix Lexical, ns string, pool []*cand, boost float64) error {
 	if !slices.ContainsFunc(pool, func(c *cand) bool { return c.nb > 0 }) {
 		return nil // no BM25 evidence (or no query text): nothing to add
 	}

@@ -250,7 +250,7 @@ func TestFloorReadsThePool(t *testing.T) {
 				// the query has a vector the calibration can read.
 				cands[i] = cand{id: ids[c.name], cos: c.cos, vRank: i + 1}
 			}
-			hits, err := e.withRelevance(t.Context(), ix, text, cands, 1, 0.3, false)
+			hits, err := e.read.withRelevance(t.Context(), ix, text, cands, 1, 0.3, false)
 			if err != nil {
 				t.Fatal(err)
 			}

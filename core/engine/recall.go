@@ -35,16 +35,16 @@ type cand struct {
 }
 
 // poolSize returns how many candidates to draw from each signal for k hits.
-func (e *Engine) poolSize(k int, windowed bool) int {
-	r := e.cfg.Retriever
+func (r *reader) poolSize(k int, windowed bool) int {
+	rc := r.cfg.Retriever
 	if windowed {
-		return max(min(r.TimePoolFactor*k, r.PoolCap), k)
+		return max(min(rc.TimePoolFactor*k, rc.PoolCap), k)
 	}
-	return r.PoolFactor * k
+	return rc.PoolFactor * k
 }
 
-// Recall finds the chunks that best match q. See [core.Query].
-func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error) {
+// recall is [Engine.Recall].
+func (r *reader) recall(ctx context.Context, q core.Query) (*core.Results, error) {
 	if err := core.ValidateNamespace(q.Namespace); err != nil {
 		return nil, fmt.Errorf("%w: %w", core.ErrInvalid, err)
 	}
@@ -59,42 +59,42 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 	}
 	k := q.TopK
 	if k == 0 {
-		k = e.cfg.Retriever.TopK
+		k = r.cfg.Retriever.TopK
 	}
-	plan, err := e.planQuery(q)
+	plan, err := r.planQuery(q)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.beforeRead(ctx); err != nil {
+	if err := r.beforeRead(ctx); err != nil {
 		return nil, err
 	}
-	release, err := e.searchSlot(ctx)
+	release, err := r.searchSlot(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	e.ixMu.RLock()
-	defer e.ixMu.RUnlock()
-	ix, err := e.indexReady()
+	r.ixMu.RLock()
+	defer r.ixMu.RUnlock()
+	ix, err := r.indexReady()
 	if err != nil {
 		return nil, err
 	}
 	res := &core.Results{Query: q.Text, SearchText: plan.text, ResolvedTime: plan.resolved}
 	var hits []cand
 	if plan.scan {
-		hits, err = e.progressive(ctx, ix, q, plan, k, res)
+		hits, err = r.progressive(ctx, ix, q, plan, k, res)
 	} else {
-		hits, err = e.searchWindow(ctx, ix, plan, q.Namespace, plan.since, plan.before, k)
+		hits, err = r.searchWindow(ctx, ix, plan, q.Namespace, plan.since, plan.before, k)
 		if err == nil && len(hits) < k && plan.scanIfShort {
 			var more []cand
-			more, err = e.progressive(ctx, ix, q, plan, k, res)
+			more, err = r.progressive(ctx, ix, q, plan, k, res)
 			hits = mergeCands(hits, more)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if hits, err = e.withRelevance(ctx, ix, plan.text, hits, k, *e.cfg.Retriever.MinRelevance, false); err != nil {
+	if hits, err = r.withRelevance(ctx, ix, plan.text, hits, k, *r.cfg.Retriever.MinRelevance, false); err != nil {
 		return nil, err
 	}
 	if plan.scan {
@@ -105,16 +105,16 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 		// shares its words. Equal relevance keeps the newer first.
 		slices.SortStableFunc(hits, func(a, b cand) int { return cmp.Compare(b.rel, a.rel) })
 	}
-	if len(hits) == 0 && plan.resolved != nil && plan.text != "" && !e.cfg.Retriever.StrictTime {
-		if hits, err = e.widen(ctx, ix, q.Namespace, plan, k); err != nil {
+	if len(hits) == 0 && plan.resolved != nil && plan.text != "" && !r.cfg.Retriever.StrictTime {
+		if hits, err = r.widen(ctx, ix, q.Namespace, plan, k); err != nil {
 			return nil, err
 		}
 		res.Widened = len(hits) > 0
 	}
-	if hits, err = e.checkFilter(plan.filter, hits); err != nil {
+	if hits, err = r.checkFilter(plan.filter, hits); err != nil {
 		return nil, err
 	}
-	res.Hits, err = e.expand(q.Namespace, hits, q.Context)
+	res.Hits, err = r.expand(q.Namespace, hits, q.Context)
 	if err != nil {
 		return nil, err
 	}
@@ -128,21 +128,21 @@ func (e *Engine) Recall(ctx context.Context, q core.Query) (*core.Results, error
 // to judge. In a memory too small for the relevance floor a hit must still
 // hold one of the query's words: a widened search is a second guess, and
 // noise from other times would mislead.
-func (e *Engine) widen(ctx context.Context, ix Lexical, ns string, plan *queryPlan, k int) ([]cand, error) {
-	hits, err := e.searchWindow(ctx, ix, plan, ns, plan.outerSince, plan.outerBefore, k)
+func (r *reader) widen(ctx context.Context, ix Lexical, ns string, plan *queryPlan, k int) ([]cand, error) {
+	hits, err := r.searchWindow(ctx, ix, plan, ns, plan.outerSince, plan.outerBefore, k)
 	if err != nil {
 		return nil, err
 	}
-	return e.withRelevance(ctx, ix, plan.text, hits, k, *e.cfg.Retriever.MinRelevance, true)
+	return r.withRelevance(ctx, ix, plan.text, hits, k, *r.cfg.Retriever.MinRelevance, true)
 }
 
 // searchWindow runs the hybrid search of plan's text and filter over
 // [since, before) in namespace ns for k hits, with the candidate pool of a
 // window (or of the whole memory, when both sides are open).
-func (e *Engine) searchWindow(ctx context.Context, ix Lexical, plan *queryPlan, ns string, since, before time.Time, k int) ([]cand, error) {
+func (r *reader) searchWindow(ctx context.Context, ix Lexical, plan *queryPlan, ns string, since, before time.Time, k int) ([]cand, error) {
 	p := params{text: plan.text, ns: ns, since: since, before: before, filter: plan.filter, k: k}
-	p.pool = e.poolSize(k, !since.IsZero() || !before.IsZero())
-	cands, err := e.search(ctx, ix, p)
+	p.pool = r.poolSize(k, !since.IsZero() || !before.IsZero())
+	cands, err := r.search(ctx, ix, p)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func (e *Engine) searchWindow(ctx context.Context, ix Lexical, plan *queryPlan, 
 	// finds anything, does not depend on the copies.
 	if d := distinctCands(cands); d > 0 && len(cands) >= 2*d {
 		p.pool *= min(len(cands)/d, maxCopies)
-		return e.search(ctx, ix, p)
+		return r.search(ctx, ix, p)
 	}
 	return cands, nil
 }
@@ -193,10 +193,8 @@ func mergeCands(a, b []cand) []cand {
 	return a
 }
 
-// RecallByID returns the chunk with the given id in namespace ns and, with
-// window > 0, its neighbours; the chunk is marked hit. An unknown id, or
-// one from another namespace, gives an error wrapping core.ErrNotFound.
-func (e *Engine) RecallByID(ctx context.Context, ns, id string, window int) ([]core.Hit, error) {
+// recallByID is [Engine.RecallByID].
+func (r *reader) recallByID(ctx context.Context, ns, id string, window int) ([]core.Hit, error) {
 	if err := core.ValidateNamespace(ns); err != nil {
 		return nil, fmt.Errorf("%w: %w", core.ErrInvalid, err)
 	}
@@ -206,13 +204,13 @@ func (e *Engine) RecallByID(ctx context.Context, ns, id string, window int) ([]c
 	if !core.ValidID(id) {
 		return nil, fmt.Errorf("chunk %q: %w (ids are %d to %d characters of 0-9 and a-z without i, l, o, u)", id, core.ErrNotFound, core.MinIDLen, core.MaxIDLen)
 	}
-	e.ixMu.RLock()
-	closed := e.closed
-	e.ixMu.RUnlock()
+	r.ixMu.RLock()
+	closed := r.closed
+	r.ixMu.RUnlock()
 	if closed {
 		return nil, core.ErrClosed
 	}
-	hits, err := e.expand(ns, []cand{{id: id, score: 1, nv: 1, nb: 1}}, window)
+	hits, err := r.expand(ns, []cand{{id: id, score: 1, nv: 1, nb: 1}}, window)
 	if errors.Is(err, core.ErrNotFound) {
 		return nil, fmt.Errorf("chunk %q: %w in %s", id, core.ErrNotFound, nsName(ns))
 	}
@@ -247,13 +245,13 @@ func searchSlots() int { return max(runtime.GOMAXPROCS(0), 2) }
 // searchSlot waits for a slot to run a recall in, in a long-lived
 // engine, and returns the function that gives it back; it fails with
 // ctx's error if ctx ends first. Other engines run every recall at once.
-func (e *Engine) searchSlot(ctx context.Context) (func(), error) {
-	if e.searches == nil {
+func (r *reader) searchSlot(ctx context.Context) (func(), error) {
+	if r.searches == nil {
 		return func() {}, nil
 	}
 	select {
-	case e.searches <- struct{}{}:
-		return func() { <-e.searches }, nil
+	case r.searches <- struct{}{}:
+		return func() { <-r.searches }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

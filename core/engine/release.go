@@ -18,9 +18,9 @@ type mappedReleaser interface{ ReleaseMapped() }
 // background merges read whole segments while a bulk ingest indexes, and
 // their pages stayed resident beside the batches' heap. The pages stay in
 // the page cache.
-func (e *Engine) releaseMapped() {
-	e.st.ReleaseMapped()
-	if r, ok := e.ix.(mappedReleaser); ok {
+func (s *shared) releaseMapped() {
+	s.st.ReleaseMapped()
+	if r, ok := s.ix.(mappedReleaser); ok {
 		r.ReleaseMapped()
 	}
 }

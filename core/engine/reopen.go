@@ -18,9 +18,9 @@ import (
 // an open week (by a crash after a re-open's transaction, or before a
 // seal's) is removed: the store and the loose files hold everything in it,
 // and the transcript is about to change.
-func (e *Engine) reopenFor(ns, session string) error {
+func (w *writer) reopenFor(ns, session string) error {
 	var weeks, open []string
-	err := e.st.View(func(tx *store.Tx) error {
+	err := w.st.View(func(tx *store.Tx) error {
 		sess, err := tx.Session(ns, session)
 		if err != nil || sess == nil {
 			return err
@@ -38,8 +38,8 @@ func (e *Engine) reopenFor(ns, session string) error {
 			return err
 		}
 		for _, f := range append([]string{sess.File}, sess.Stale...) {
-			if w, ok := fileWeek(ns, f); ok {
-				if err := add(w.week); err != nil {
+			if wk, ok := fileWeek(ns, f); ok {
+				if err := add(wk.week); err != nil {
 					return err
 				}
 			}
@@ -53,20 +53,20 @@ func (e *Engine) reopenFor(ns, session string) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range open {
-		if e.backend != nil {
+	for _, wk := range open {
+		if w.backend != nil {
 			break // no archive files beside open weeks
 		}
-		arch := filepath.Join(e.sessionsRoot(), filepath.FromSlash(archive.ArchiveFile(ns, w)))
+		arch := filepath.Join(w.sessionsRoot(), filepath.FromSlash(archive.ArchiveFile(ns, wk)))
 		if err := os.Remove(arch); err == nil {
-			e.logf("huimem: removed %s, left by an interrupted seal; week %s is open", arch, w)
+			w.logf("huimem: removed %s, left by an interrupted seal; week %s is open", arch, wk)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
-	for _, w := range weeks {
-		if err := e.reopenWeek(weekRef{ns, w}); err != nil {
-			return fmt.Errorf("re-opening sealed week %s%s: %w", w, nsSuffix(ns), err)
+	for _, wk := range weeks {
+		if err := w.reopenWeek(weekRef{ns, wk}); err != nil {
+			return fmt.Errorf("re-opening sealed week %s%s: %wk", wk, nsSuffix(ns), err)
 		}
 	}
 	return nil
@@ -76,46 +76,46 @@ func (e *Engine) reopenFor(ns, session string) error {
 // archive and forgets the seal, in tx; with dirty, it queues the week's
 // sessions for their transcripts (a backend stores them, a home has them
 // unpacked already).
-func (e *Engine) unsealWeekTx(tx *store.Tx, w weekRef, dirty bool) error {
-	recs, err := tx.SealedSessions(w.ns, w.week)
+func (w *writer) unsealWeekTx(tx *store.Tx, wk weekRef, dirty bool) error {
+	recs, err := tx.SealedSessions(wk.ns, wk.week)
 	if err != nil {
 		return err
 	}
 	for _, r := range recs {
-		err := tx.UnsealSession(w.ns, r.Session, func(m *store.Message) (string, error) { return e.sealedText(tx, m) })
+		err := tx.UnsealSession(wk.ns, r.Session, func(m *store.Message) (string, error) { return w.sealedText(tx, m) })
 		if err != nil {
 			return err
 		}
 		if dirty {
-			if err := tx.MarkSessionDirty(w.ns, r.Session); err != nil {
+			if err := tx.MarkSessionDirty(wk.ns, r.Session); err != nil {
 				return err
 			}
 		}
 	}
-	return tx.DeleteWeek(w.ns, w.week)
+	return tx.DeleteWeek(wk.ns, wk.week)
 }
 
 // reopenWeek turns a sealed week back into loose files and stored text.
 // The caller holds writeMu (or is Open).
-func (e *Engine) reopenWeek(w weekRef) error {
-	if e.backend != nil {
-		return e.reopenWeekBackend(w)
+func (w *writer) reopenWeek(ref weekRef) error {
+	if w.backend != nil {
+		return w.reopenWeekBackend(ref)
 	}
 	var wk *store.Week
-	if err := e.st.View(func(tx *store.Tx) (err error) { wk, err = tx.Week(w.ns, w.week); return err }); err != nil || wk == nil {
+	if err := w.st.View(func(tx *store.Tx) (err error) { wk, err = tx.Week(ref.ns, ref.week); return err }); err != nil || wk == nil {
 		return err
 	}
-	root := e.sessionsRoot()
+	root := w.sessionsRoot()
 	arch := filepath.Join(root, filepath.FromSlash(wk.Archive))
-	dir := filepath.Join(root, filepath.FromSlash(w.dir()))
-	e.cleanTemps(w)
+	dir := filepath.Join(root, filepath.FromSlash(ref.dir()))
+	w.cleanTemps(ref)
 	// Step 1: unpack, checked, beside the folder, and move the files in.
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), tmpPrefix+"reopen-"+w.week+"-")
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), tmpPrefix+"reopen-"+ref.week+"-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	info, err := archive.Extract(arch, filepath.Join(tmp, "w"), archive.ExtractOptions{MaxBytes: e.maxWeekBytes(), SHA256: wk.SHA256, Sync: true})
+	info, err := archive.Extract(arch, filepath.Join(tmp, "ref"), archive.ExtractOptions{MaxBytes: w.maxWeekBytes(), SHA256: wk.SHA256, Sync: true})
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func (e *Engine) reopenWeek(w weekRef) error {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 			return err
 		}
-		if err := os.Rename(filepath.Join(tmp, "w", filepath.FromSlash(f.Path)), dst); err != nil {
+		if err := os.Rename(filepath.Join(tmp, "ref", filepath.FromSlash(f.Path)), dst); err != nil {
 			return err
 		}
 		moved = append(moved, dst)
@@ -137,9 +137,9 @@ func (e *Engine) reopenWeek(w weekRef) error {
 		return err
 	}
 	// Step 2: the text goes back into the store.
-	err = e.st.Update(func(tx *store.Tx) error { return e.unsealWeekTx(tx, w, false) })
+	err = w.st.Update(func(tx *store.Tx) error { return w.unsealWeekTx(tx, ref, false) })
 	if err != nil {
-		return fmt.Errorf("restoring the text: %w", err)
+		return fmt.Errorf("restoring the text: %ref", err)
 	}
 	if err := fault(stepReCommitted); err != nil {
 		return err
@@ -149,4 +149,18 @@ func (e *Engine) reopenWeek(w weekRef) error {
 		return err
 	}
 	return archive.SyncDir(filepath.Dir(arch))
+}
+
+// reopenWeekBackend is reopenWeek on a backend. The caller holds writeMu.
+func (w *writer) reopenWeekBackend(ref weekRef) error {
+	return w.st.Update(func(tx *store.Tx) error {
+		wk, err := tx.Week(ref.ns, ref.week)
+		if err != nil || wk == nil {
+			return err
+		}
+		if err := w.unsealWeekTx(tx, ref, true); err != nil {
+			return err
+		}
+		return tx.DeleteArchive(ref.ns, ref.week)
+	})
 }

@@ -86,7 +86,7 @@ func TestPlanChattyTime(t *testing.T) {
 		{"What did we say about the budget earlier?", "earlier", false, "What did we say about the budget?"},
 	}
 	for _, tt := range tests {
-		p, err := e.planQuery(core.Query{Text: tt.q, Now: now})
+		p, err := e.read.planQuery(core.Query{Text: tt.q, Now: now})
 		if err != nil {
 			t.Fatalf("%q: %v", tt.q, err)
 		}

@@ -95,37 +95,34 @@ type SealOptions struct {
 	Now time.Time
 }
 
-// Seal packs finished weeks into archives (see the comment at the top of
-// this file for the steps) and returns what it sealed. It is a write: it
-// waits for other writes, and recalls run on meanwhile, reading the week
-// from the store or from its archive, never half of each.
-func (e *Engine) Seal(ctx context.Context, opts SealOptions) ([]WeekInfo, error) {
+// seal is [Engine.Seal].
+func (m *maintainer) seal(ctx context.Context, opts SealOptions) ([]WeekInfo, error) {
 	if opts.Week != "" {
 		if _, err := timeparse.ParseWeek(opts.Week); err != nil {
 			return nil, fmt.Errorf("%w: %w", core.ErrInvalid, err)
 		}
 	}
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if e.closed {
+	m.writeMu.Lock()
+	defer m.writeMu.Unlock()
+	if m.closed {
 		return nil, core.ErrClosed
 	}
-	return e.sealLocked(ctx, opts, false)
+	return m.sealLocked(ctx, opts, false)
 }
 
 // autoSeal seals the finished weeks after an ingest when archive.auto_seal
 // is set. The caller holds writeMu.
-func (e *Engine) autoSeal(ctx context.Context) error {
-	if !e.cfg.Archive.AutoSeal {
+func (m *maintainer) autoSeal(ctx context.Context) error {
+	if !m.cfg.Archive.AutoSeal {
 		return nil
 	}
-	if _, err := e.sealLocked(ctx, SealOptions{}, true); err != nil {
+	if _, err := m.sealLocked(ctx, SealOptions{}, true); err != nil {
 		return fmt.Errorf("the messages are stored, but sealing the finished weeks failed (run `huimem archive seal` to retry): %w", err)
 	}
 	return nil
 }
 
-func (e *Engine) sealLocked(ctx context.Context, opts SealOptions, auto bool) ([]WeekInfo, error) {
+func (m *maintainer) sealLocked(ctx context.Context, opts SealOptions, auto bool) ([]WeekInfo, error) {
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -135,7 +132,7 @@ func (e *Engine) sealLocked(ctx context.Context, opts SealOptions, auto bool) ([
 		return nil, fmt.Errorf("%w: week %s has not ended yet (this is %s)", core.ErrInvalid, opts.Week, current)
 	}
 	want := func(w weekRef) bool { return w.week < current && (opts.Week == "" || w.week == opts.Week) }
-	onDisk, err := e.looseWeeks()
+	onDisk, err := m.looseWeeks()
 	if err != nil {
 		return nil, err
 	}
@@ -150,13 +147,13 @@ func (e *Engine) sealLocked(ctx context.Context, opts SealOptions, auto bool) ([
 	}
 	// Late messages re-open their weeks here; the transcripts must be on
 	// disk before their week is packed.
-	if err := e.writeTranscripts(ctx); err != nil {
+	if err := m.w.writeTranscripts(ctx); err != nil {
 		return nil, err
 	}
 	// The sessions of each week, and weeks that have unsealed sessions
 	// but no folder (someone removed it): they are sealed from the store.
 	byWeek := map[weekRef][]*store.Session{}
-	err = e.st.View(func(tx *store.Tx) error {
+	err = m.st.View(func(tx *store.Tx) error {
 		return tx.ForEachSession(func(s *store.Session) error {
 			w, ok := fileWeek(s.NS, s.File)
 			if !ok {
@@ -182,7 +179,7 @@ func (e *Engine) sealLocked(ctx context.Context, opts SealOptions, auto bool) ([
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		info, err := e.sealWeek(w, byWeek[w])
+		info, err := m.sealWeek(w, byWeek[w])
 		if err != nil {
 			return out, fmt.Errorf("sealing week %s%s: %w", w.week, nsSuffix(w.ns), err)
 		}
@@ -197,36 +194,36 @@ func (e *Engine) sealLocked(ctx context.Context, opts SealOptions, auto bool) ([
 // the top of this file. It returns nil when there was nothing to seal. A
 // week the store already records as sealed has only its leftover loose
 // files checked and removed (finishSeal).
-func (e *Engine) sealWeek(w weekRef, sessions []*store.Session) (*WeekInfo, error) {
-	if e.backend != nil {
-		return e.sealWeekBackend(w, sessions)
+func (m *maintainer) sealWeek(w weekRef, sessions []*store.Session) (*WeekInfo, error) {
+	if m.backend != nil {
+		return m.sealWeekBackend(w, sessions)
 	}
-	wk, err := e.storedWeek(w)
+	wk, err := m.storedWeek(w)
 	if err != nil {
 		return nil, err
 	}
-	e.cleanTemps(w)
-	p := e.sealPaths(w)
+	m.cleanTemps(w)
+	p := m.sealPaths(w)
 	if wk != nil {
-		return e.finishSeal(w, wk, p.dir)
+		return m.finishSeal(w, wk, p.dir)
 	}
-	rendered, err := e.renderLoose(w, p, sessions)
+	rendered, err := m.renderLoose(w, p, sessions)
 	if err != nil || !hasFiles(p.dir) {
 		return nil, err
 	}
-	info, err := e.writeArchive(w, p)
+	info, err := m.writeArchive(w, p)
 	if err != nil {
 		return nil, err
 	}
-	check, err := e.verifySealed(p, info, rendered)
+	check, err := m.verifySealed(p, info, rendered)
 	if err != nil {
 		return nil, err
 	}
-	if wk, err = e.commitSeal(w, p, info, sessions); err != nil {
+	if wk, err = m.commitSeal(w, p, info, sessions); err != nil {
 		return nil, err
 	}
 	// Step 5.
-	if err := e.removeLoose(p.dir, check.Manifest); err != nil {
+	if err := m.removeLoose(p.dir, check.Manifest); err != nil {
 		return nil, err
 	}
 	return weekInfo(wk), nil
@@ -234,9 +231,9 @@ func (e *Engine) sealWeek(w weekRef, sessions []*store.Session) (*WeekInfo, erro
 
 // storedWeek returns the store's record of a sealed week, or nil if the
 // week is not sealed.
-func (e *Engine) storedWeek(w weekRef) (*store.Week, error) {
+func (m *maintainer) storedWeek(w weekRef) (*store.Week, error) {
 	var wk *store.Week
-	err := e.st.View(func(tx *store.Tx) (err error) { wk, err = tx.Week(w.ns, w.week); return err })
+	err := m.st.View(func(tx *store.Tx) (err error) { wk, err = tx.Week(w.ns, w.week); return err })
 	return wk, err
 }
 
@@ -248,8 +245,8 @@ type sealPaths struct {
 	arch    string // the archive
 }
 
-func (e *Engine) sealPaths(w weekRef) sealPaths {
-	root := e.sessionsRoot()
+func (m *maintainer) sealPaths(w weekRef) sealPaths {
+	root := m.sessionsRoot()
 	rel := archive.ArchiveFile(w.ns, w.week)
 	return sealPaths{
 		root: root, dir: filepath.Join(root, filepath.FromSlash(w.dir())),
@@ -260,19 +257,19 @@ func (e *Engine) sealPaths(w weekRef) sealPaths {
 // renderLoose is step 1: it makes the week's loose transcripts what the
 // store renders, rewriting (and flushing) the files that differ. It
 // returns each transcript's SHA-256, by path in the week folder.
-func (e *Engine) renderLoose(w weekRef, p sealPaths, sessions []*store.Session) (map[string]string, error) {
+func (m *maintainer) renderLoose(w weekRef, p sealPaths, sessions []*store.Session) (map[string]string, error) {
 	if err := removeTemps(p.dir); err != nil {
 		return nil, err
 	}
 	var written []string
-	rendered, err := e.renderWeek(w, sessions, func(rel string, data []byte) error {
+	rendered, err := m.renderWeek(w, sessions, func(rel string, data []byte) error {
 		file := filepath.Join(p.dir, filepath.FromSlash(rel))
 		cur, err := os.ReadFile(file)
 		if err == nil && bytes.Equal(cur, data) {
 			return nil
 		}
 		if err == nil {
-			e.logf("huimem: %s differed from the store; sealing the store's version", filepath.Join(sessionsDir, filepath.FromSlash(w.dir()+"/"+rel)))
+			m.logf("huimem: %s differed from the store; sealing the store's version", filepath.Join(sessionsDir, filepath.FromSlash(w.dir()+"/"+rel)))
 		}
 		if err := replaceFile(file, data); err != nil {
 			return err
@@ -293,11 +290,11 @@ func (e *Engine) renderLoose(w weekRef, p sealPaths, sessions []*store.Session) 
 // store and hands it to each with its path in the week folder; it returns
 // each transcript's SHA-256 by that path. A session with messages sealed
 // in another week cannot be packed.
-func (e *Engine) renderWeek(w weekRef, sessions []*store.Session, each func(rel string, data []byte) error) (map[string]string, error) {
+func (m *maintainer) renderWeek(w weekRef, sessions []*store.Session, each func(rel string, data []byte) error) (map[string]string, error) {
 	rendered := map[string]string{}
 	for _, s := range sessions {
 		rel := strings.TrimPrefix(s.File, w.dir()+"/")
-		_, data, sealed, err := e.renderTranscript(s.NS, s.Session)
+		_, data, sealed, err := m.renderTranscript(s.NS, s.Session)
 		if err != nil {
 			return nil, err
 		}
@@ -316,13 +313,13 @@ func (e *Engine) renderWeek(w weekRef, sessions []*store.Session, each func(rel 
 // writeArchive is step 2: it packs the week folder into a temporary file
 // beside the archive's place, flushes it, renames it into place and
 // flushes the folder.
-func (e *Engine) writeArchive(w weekRef, p sealPaths) (*archive.Info, error) {
+func (m *maintainer) writeArchive(w weekRef, p sealPaths) (*archive.Info, error) {
 	parent := filepath.Dir(p.arch)
 	tmp, err := os.CreateTemp(parent, tmpPrefix+filepath.Base(p.arch)+"-*")
 	if err != nil {
 		return nil, err
 	}
-	info, err := archive.Write(tmp, p.dir, archive.WriteOptions{Namespace: w.ns, Week: w.week, Level: e.cfg.Archive.Level, MaxBytes: e.maxWeekBytes()})
+	info, err := archive.Write(tmp, p.dir, archive.WriteOptions{Namespace: w.ns, Week: w.week, Level: m.cfg.Archive.Level, MaxBytes: m.maxWeekBytes()})
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -348,8 +345,8 @@ func (e *Engine) writeArchive(w weekRef, p sealPaths) (*archive.Info, error) {
 
 // verifySealed is step 3: it reads the archive back from disk and checks
 // it is the one written, holding the transcripts step 1 rendered.
-func (e *Engine) verifySealed(p sealPaths, info *archive.Info, rendered map[string]string) (*archive.Info, error) {
-	check, err := archive.Verify(p.arch, e.maxWeekBytes())
+func (m *maintainer) verifySealed(p sealPaths, info *archive.Info, rendered map[string]string) (*archive.Info, error) {
+	check, err := archive.Verify(p.arch, m.maxWeekBytes())
 	if err != nil {
 		return nil, err
 	}
@@ -380,9 +377,9 @@ func newWeek(w weekRef, archRel string, info *archive.Info, sessions int) *store
 // commitSeal is step 4: one store transaction drops the text of the
 // week's messages, records where each session's transcript lives in the
 // archive, and records the week as sealed under a new random seal id.
-func (e *Engine) commitSeal(w weekRef, p sealPaths, info *archive.Info, sessions []*store.Session) (*store.Week, error) {
+func (m *maintainer) commitSeal(w weekRef, p sealPaths, info *archive.Info, sessions []*store.Session) (*store.Week, error) {
 	wk := newWeek(w, p.archRel, info, len(sessions))
-	err := e.st.Update(func(tx *store.Tx) error {
+	err := m.st.Update(func(tx *store.Tx) error {
 		for _, s := range sessions {
 			rec := &store.SealedSession{NS: w.ns, Session: s.Session, Week: w.week, Seal: wk.Seal, File: strings.TrimPrefix(s.File, w.dir()+"/")}
 			if err := tx.SealSession(rec); err != nil {
@@ -399,12 +396,12 @@ func (e *Engine) commitSeal(w weekRef, p sealPaths, info *archive.Info, sessions
 
 // finishSeal completes a seal whose loose files were not all removed: the
 // files left must be copies of the archive's.
-func (e *Engine) finishSeal(w weekRef, wk *store.Week, dir string) (*WeekInfo, error) {
+func (m *maintainer) finishSeal(w weekRef, wk *store.Week, dir string) (*WeekInfo, error) {
 	if !hasFiles(dir) {
 		return nil, nil
 	}
-	arch := filepath.Join(e.sessionsRoot(), filepath.FromSlash(wk.Archive))
-	check, err := archive.Verify(arch, e.maxWeekBytes())
+	arch := filepath.Join(m.sessionsRoot(), filepath.FromSlash(wk.Archive))
+	check, err := archive.Verify(arch, m.maxWeekBytes())
 	if err != nil {
 		return nil, err
 	}
@@ -436,7 +433,7 @@ func (e *Engine) finishSeal(w weekRef, wk *store.Week, dir string) (*WeekInfo, e
 	if err != nil {
 		return nil, err
 	}
-	if err := e.removeLoose(dir, check.Manifest); err != nil {
+	if err := m.removeLoose(dir, check.Manifest); err != nil {
 		return nil, err
 	}
 	return weekInfo(wk), nil
@@ -445,8 +442,8 @@ func (e *Engine) finishSeal(w weekRef, wk *store.Week, dir string) (*WeekInfo, e
 // removeLoose removes a sealed week's loose files, then its empty folders.
 // It does not flush the removals: files a crash brings back are copies of
 // the archive's, which the next seal checks and removes (finishSeal).
-func (e *Engine) removeLoose(dir string, m *archive.Manifest) error {
-	for i, f := range m.Files {
+func (m *maintainer) removeLoose(dir string, man *archive.Manifest) error {
+	for i, f := range man.Files {
 		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(f.Path))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}

@@ -124,7 +124,7 @@ func TestSealWeekErrors(t *testing.T) {
 			if diff := cmp.Diff(loose, looseFiles(t, e)); diff != "" {
 				t.Errorf("loose files after the failed seal (-before +after):\n%s", diff)
 			}
-			if wk, err := e.storedWeek(weekRef{"", "2026-W10"}); err != nil || wk != nil {
+			if wk, err := e.maint.storedWeek(weekRef{"", "2026-W10"}); err != nil || wk != nil {
 				t.Errorf("after the failed seal the store records week 2026-W10 as %+v (%v)", wk, err)
 			}
 			if temps, _ := filepath.Glob(filepath.Join(e.sessionsRoot(), tmpPrefix+"*")); len(temps) > 0 {

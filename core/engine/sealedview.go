@@ -1,8 +1,12 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -23,16 +27,16 @@ var (
 
 // weekCache returns the cache of decompressed weeks
 // (storage.cache_dir, default <home>/cache).
-func (e *Engine) weekCache() *archive.Cache {
-	dir := e.cacheDir()
+func (s *shared) weekCache() *archive.Cache {
+	dir := s.cacheDir()
 	cachesMu.Lock()
 	defer cachesMu.Unlock()
 	c := caches[dir]
 	if c == nil {
 		c = archive.NewCache(dir, archive.CacheOptions{
-			TTL:          time.Duration(e.cfg.Storage.CacheTTLHours) * time.Hour,
-			MaxBytes:     int64(e.cfg.Storage.CacheMaxMB) << 20,
-			MaxWeekBytes: e.maxWeekBytes(),
+			TTL:          time.Duration(s.cfg.Storage.CacheTTLHours) * time.Hour,
+			MaxBytes:     int64(s.cfg.Storage.CacheMaxMB) << 20,
+			MaxWeekBytes: s.maxWeekBytes(),
 		})
 		caches[dir] = c
 	}
@@ -54,7 +58,7 @@ var views = newViewLRU(64 << 20)
 
 // sealedView returns a sealed session's transcript and the positions of its
 // sealed messages; see sealedText.
-func (e *Engine) sealedView(tx *store.Tx, ns, session string) (*sealedView, error) {
+func (s *shared) sealedView(tx *store.Tx, ns, session string) (*sealedView, error) {
 	rec, err := tx.SealedSession(ns, session)
 	if err != nil {
 		return nil, err
@@ -62,7 +66,7 @@ func (e *Engine) sealedView(tx *store.Tx, ns, session string) (*sealedView, erro
 	if rec == nil {
 		return nil, fmt.Errorf("sealed, but no week records it")
 	}
-	key := fmt.Sprintf("%s\x00%d\x00%s\x00%s", e.home, rec.Seal, ns, session)
+	key := fmt.Sprintf("%s\x00%d\x00%s\x00%s", s.home, rec.Seal, ns, session)
 	if v := views.get(key); v != nil {
 		return v, nil
 	}
@@ -85,11 +89,11 @@ func (e *Engine) sealedView(tx *store.Tx, ns, session string) (*sealedView, erro
 			seqs = append(seqs, sm.Seq)
 		}
 	}
-	arch, err := e.archivePath(tx, wk)
+	arch, err := s.archivePath(tx, wk)
 	if err != nil {
 		return nil, err
 	}
-	data, err := e.weekCache().ReadFile(arch, wk.SHA256, rec.File)
+	data, err := s.weekCache().ReadFile(arch, wk.SHA256, rec.File)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +157,79 @@ func (l *viewLRU) clear() {
 
 // dropArchiveCaches empties the decompressed-week cache and the in-memory
 // views, for benchmarks that measure a cold read.
-func (e *Engine) dropArchiveCaches() {
-	e.weekCache().Clear()
+func (s *shared) dropArchiveCaches() {
+	s.weekCache().Clear()
 	views.clear()
+}
+
+// archivePath returns a sealed week's archive as a local file: in a home,
+// its place in the sessions folder; on a backend, a copy of the stored
+// archive in the cache folder, written (and checked) on first use.
+func (s *shared) archivePath(tx *store.Tx, wk *store.Week) (string, error) {
+	if s.backend == nil {
+		return filepath.Join(s.sessionsRoot(), filepath.FromSlash(wk.Archive)), nil
+	}
+	p := filepath.Join(s.cacheDir(), "archives", wk.SHA256+archive.Ext)
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	data := tx.Archive(wk.NS, wk.Week)
+	if data == nil {
+		return "", fmt.Errorf("the archive of sealed week %s%s is missing from the store", wk.Week, nsSuffix(wk.NS))
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != wk.SHA256 {
+		return "", fmt.Errorf("the stored archive of sealed week %s%s does not match its record", wk.Week, nsSuffix(wk.NS))
+	}
+	if err := replaceFile(p, data); err != nil {
+		return "", fmt.Errorf("caching the archive of week %s: %w", wk.Week, err)
+	}
+	return p, nil
+}
+
+// cacheDir is storage.cache_dir, by default <home>/cache.
+func (s *shared) cacheDir() string {
+	dir := s.cfg.Storage.CacheDir
+	if dir == "" {
+		dir = filepath.Join(s.home, "cache")
+	}
+	dir, _ = filepath.Abs(dir)
+	return dir
+}
+
+// cacheInvalidator is what a backend's notifications reach: the vector
+// cache, and on a reset (a forget, say) the caches of sealed weeks too;
+// and the generation each notification brings the caches up to.
+type cacheInvalidator struct{ s *shared }
+
+func (c cacheInvalidator) Invalidate(ns string, t time.Time) { c.s.vx.Invalidate(ns, t) }
+
+func (c cacheInvalidator) Reset() {
+	// Everything is dropped: the caches are as fresh as the store now.
+	gen := c.s.storeGen()
+	c.s.vx.Reset()
+	c.s.dropArchiveCopies()
+	c.Heard(gen)
+}
+
+// Heard records that every change up to generation gen has reached the
+// caches.
+func (c cacheInvalidator) Heard(gen uint64) {
+	for {
+		old := c.s.acc.heard.Load()
+		if gen <= old || c.s.acc.heard.CompareAndSwap(old, gen) {
+			return
+		}
+	}
+}
+
+// dropArchiveCopies removes this server's copies of sealed weeks: the
+// decompressed weeks, the views made of them and the archive files, so
+// that text a forget removed from the store leaves this disk too. A
+// read of a sealed week meanwhile fetches the archive again.
+func (s *shared) dropArchiveCopies() {
+	views.clear()
+	s.weekCache().Clear()
+	if s.backend != nil {
+		os.RemoveAll(filepath.Join(s.cacheDir(), "archives"))
+	}
 }

@@ -17,18 +17,18 @@ import (
 
 // search runs the hybrid search for one window and returns the fused
 // candidates, best first. The caller holds ixMu for reading.
-func (e *Engine) search(ctx context.Context, ix Lexical, p params) ([]cand, error) {
-	r := e.cfg.Retriever
+func (r *reader) search(ctx context.Context, ix Lexical, p params) ([]cand, error) {
+	rc := r.cfg.Retriever
 	// Neighbours count at query time (addContext), not through the index's
 	// ctx field, which ingest no longer fills.
-	bq := index.Search{Text: p.text, ReplyBoost: *r.ReplyBoost, NS: p.ns, Since: p.since, Before: p.before, Size: p.pool}
+	bq := index.Search{Text: p.text, ReplyBoost: *rc.ReplyBoost, NS: p.ns, Since: p.since, Before: p.before, Size: p.pool}
 	if p.filter != nil {
 		bq.Filter = p.filter.expr
 	}
 	// With the neighbour context on, contextIDs reads every candidate's
 	// head from the store, and a head names the chunk's session: the BM25
 	// searches need not read each match's stored fields for it.
-	bq.NoSession = *r.ContextBoost > 0 && p.text != ""
+	bq.NoSession = *rc.ContextBoost > 0 && p.text != ""
 	// The vector side (the query's embedding, the scan, the rescoring)
 	// needs nothing of the BM25 side, so it runs beside it, on the other
 	// core; its candidates join the pool after the neighbours, as they
@@ -37,12 +37,12 @@ func (e *Engine) search(ctx context.Context, ix Lexical, p params) ([]cand, erro
 	var qv []float32
 	var vm []vector.Match
 	vg.Go(func() (err error) {
-		qv, vm, err = e.searchVectors(ctx, ix, p)
+		qv, vm, err = r.searchVectors(ctx, ix, p)
 		return err
 	})
 	pl := &candPool{byID: map[string]*cand{}}
 	defer func() { pl.all.Close() }()
-	hs, err := e.lexicalCandidates(ctx, ix, p, bq, pl)
+	hs, err := r.lexicalCandidates(ctx, ix, p, bq, pl)
 	if verr := vg.Wait(); err == nil {
 		err = verr
 	}
@@ -52,16 +52,16 @@ func (e *Engine) search(ctx context.Context, ix Lexical, p params) ([]cand, erro
 	pl.addVectors(vm)
 	var around []string
 	if hs != nil {
-		if around, err = e.contextIDs(pl, hs); err != nil {
+		if around, err = r.contextIDs(pl, hs); err != nil {
 			return nil, err
 		}
 	}
-	own, err := e.fillSignals(ctx, ix, bq, qv, pl, around)
+	own, err := r.fillSignals(ctx, ix, bq, qv, pl, around)
 	if err != nil {
 		return nil, err
 	}
 	if hs != nil {
-		addContext(pl, hs, own, *r.ContextBoost)
+		addContext(pl, hs, own, *rc.ContextBoost)
 	}
 	// A candidate with no shared term and no positive similarity is no
 	// evidence at all.
@@ -71,7 +71,7 @@ func (e *Engine) search(ctx context.Context, ix Lexical, p params) ([]cand, erro
 			order = append(order, c)
 		}
 	}
-	if err := e.fuse(ctx, ix, p.ns, order); err != nil {
+	if err := r.fuse(ctx, ix, p.ns, order); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(order, func(a, b *cand) int {
@@ -143,14 +143,14 @@ func (pl *candPool) addBM25(ctx context.Context, ix Lexical, bq index.Search) er
 // the neighbour context on (neighbours.go), the in-scope neighbours of
 // those candidates, returning the chunk heads it read for them (nil with
 // the context off or no text).
-func (e *Engine) lexicalCandidates(ctx context.Context, ix Lexical, p params, bq index.Search, pl *candPool) (map[string]store.ChunkHead, error) {
+func (r *reader) lexicalCandidates(ctx context.Context, ix Lexical, p params, bq index.Search, pl *candPool) (map[string]store.ChunkHead, error) {
 	if err := pl.addBM25(ctx, ix, bq); err != nil {
 		return nil, err
 	}
-	if *e.cfg.Retriever.ContextBoost <= 0 || p.text == "" {
+	if *r.cfg.Retriever.ContextBoost <= 0 || p.text == "" {
 		return nil, nil
 	}
-	return e.addNeighbours(p, pl)
+	return r.addNeighbours(p, pl)
 }
 
 // searchVectors embeds the query and runs the cosine scan (the backend's
@@ -158,11 +158,11 @@ func (e *Engine) lexicalCandidates(ctx context.Context, ix Lexical, p params, bq
 // scan's matches, best first, or nothing when the vector signal is off or
 // there is no text. It touches no candidate pool, so that it can run
 // beside the BM25 search.
-func (e *Engine) searchVectors(ctx context.Context, ix Lexical, p params) ([]float32, []vector.Match, error) {
-	if p.text == "" || e.cfg.Retriever.VectorWeight <= 0 {
+func (r *reader) searchVectors(ctx context.Context, ix Lexical, p params) ([]float32, []vector.Match, error) {
+	if p.text == "" || r.cfg.Retriever.VectorWeight <= 0 {
 		return nil, nil, nil
 	}
-	vecs, err := e.embed(ctx, []string{p.text})
+	vecs, err := r.embed(ctx, []string{p.text})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -174,15 +174,15 @@ func (e *Engine) searchVectors(ctx context.Context, ix Lexical, p params) ([]flo
 	}
 	var allow func(string) bool
 	if p.filter != nil {
-		if allow, err = e.filterAllow(ctx, ix, p); err != nil {
+		if allow, err = r.filterAllow(ctx, ix, p); err != nil {
 			return nil, nil, err
 		}
 	}
 	var vm []vector.Match
-	if e.backend != nil && e.backend.Vectors != nil {
-		vm, err = e.backend.Vectors.Search(ctx, p.ns, qv, p.since, p.before, p.pool, allow)
+	if r.backend != nil && r.backend.Vectors != nil {
+		vm, err = r.backend.Vectors.Search(ctx, p.ns, qv, p.since, p.before, p.pool, allow)
 	} else {
-		vm, err = e.vx.Search(p.ns, qv, p.since, p.before, p.pool, allow)
+		vm, err = r.vx.Search(p.ns, qv, p.since, p.before, p.pool, allow)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -206,7 +206,7 @@ func (pl *candPool) addVectors(vm []vector.Match) {
 // candidates (see neighbours.go); those that share no term are absent.
 // The cosines are read beside the BM25 search: the two write different
 // fields of a candidate.
-func (e *Engine) fillSignals(ctx context.Context, ix Lexical, bq index.Search, qv []float32, pl *candPool, also []string) (map[string]float64, error) {
+func (r *reader) fillSignals(ctx context.Context, ix Lexical, bq index.Search, qv []float32, pl *candPool, also []string) (map[string]float64, error) {
 	var needBM, needCos []*cand
 	for _, c := range pl.order {
 		if c.bm25 < 0 {
@@ -218,7 +218,7 @@ func (e *Engine) fillSignals(ctx context.Context, ix Lexical, bq index.Search, q
 	}
 	var g errgroup.Group
 	if len(needCos) > 0 {
-		g.Go(func() error { return e.fillCosines(qv, needCos) })
+		g.Go(func() error { return r.fillCosines(qv, needCos) })
 	}
 	own, err := fillBM25(ctx, ix, bq, pl, needBM, also)
 	if gerr := g.Wait(); err == nil {
@@ -278,8 +278,8 @@ func fillBM25(ctx context.Context, ix Lexical, bq index.Search, pl *candPool, ne
 
 // fillCosines gives the candidates their times and their cosines with
 // the query vector qv (0 without one, or for a chunk with no vector).
-func (e *Engine) fillCosines(qv []float32, need []*cand) error {
-	return e.st.View(func(tx *store.Tx) error {
+func (r *reader) fillCosines(qv []float32, need []*cand) error {
+	return r.st.View(func(tx *store.Tx) error {
 		ids := make([]string, len(need))
 		for i, c := range need {
 			ids[i] = c.id

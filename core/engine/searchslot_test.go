@@ -24,12 +24,12 @@ func TestSearchSlots(t *testing.T) {
 	if _, err := e.Ingest(t.Context(), []core.Message{msg("s", at, core.RoleUser, "the staging proxy listens on port 8443")}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := cap(e.searches), searchSlots(); got != want || want < 2 {
+	if got, want := cap(e.read.searches), searchSlots(); got != want || want < 2 {
 		t.Fatalf("a long-lived engine has %d search slots, want %d (at least 2)", got, want)
 	}
 	var releases []func()
 	for range searchSlots() {
-		r, err := e.searchSlot(t.Context())
+		r, err := e.read.searchSlot(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestSearchSlots(t *testing.T) {
 	for _, r := range releases[1:] {
 		r()
 	}
-	if n := len(e.searches); n != 0 {
+	if n := len(e.read.searches); n != 0 {
 		t.Errorf("%d slots still held after every recall returned", n)
 	}
 
@@ -61,7 +61,7 @@ func TestSearchSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer one.Close()
-	if one.searches != nil {
-		t.Errorf("a one-shot engine has %d search slots, want none (no queue)", cap(one.searches))
+	if one.read.searches != nil {
+		t.Errorf("a one-shot engine has %d search slots, want none (no queue)", cap(one.read.searches))
 	}
 }

@@ -20,31 +20,8 @@ import (
 // file as a tracked source of its own. The same transactions, segments
 // and memory as one file of those messages.
 
-// IngestSources ingests the files at paths as [Engine.IngestSource]
-// ingests each, and calls done with each file's index in paths, its
-// result and its error, in the order of paths.
-//
-// Consecutive new files that hold no more than a batch
-// ([SourceOptions.BatchMessages]) are grouped: up to a batch of messages
-// in all are planned, embedded and written in one transaction; more,
-// with the small new files that follow, under one stage of up to
-// groupStageBatches batches. Either records each file with its content
-// hash and its claims, as ingesting them one at a time would. Each file
-// stays all or nothing: a file that cannot be read fails before its
-// group is written and the others go on; a group that fails (its
-// transaction, its stage) fails each of its files, and the store keeps
-// what it had. A crash leaves the groups committed before it, and
-// running the same ingest again skips their files as unchanged. A large
-// new file and a changed one go in on their own, as IngestSource takes
-// them.
-//
-// The store's compaction and the index merge are left to the caller, as
-// [SourceOptions.DeferTidy] leaves them, whatever opts says: call
-// [Engine.Tidy] after the last file, with the [Engine.TidyBase] taken
-// before the first. IngestSources returns ctx's error when ctx ends,
-// without calling done for the files it did not finish. It is safe for
-// concurrent use; writes are serialised.
-func (e *Engine) IngestSources(ctx context.Context, paths []string, opts SourceOptions, done func(i int, res SourceResult, err error)) error {
+// ingestSources is [Engine.IngestSources].
+func (w *writer) ingestSources(ctx context.Context, paths []string, opts SourceOptions, done func(i int, res SourceResult, err error)) error {
 	opts.DeferTidy = true
 	g := &sourceGroup{done: done, abs: map[string]bool{}}
 	for i := 0; i < len(paths); i++ {
@@ -55,11 +32,11 @@ func (e *Engine) IngestSources(ctx context.Context, paths []string, opts SourceO
 		// The same file twice: the second is unchanged once the
 		// first is in.
 		if abs, err := filepath.Abs(path); err == nil && g.abs[abs] {
-			if err := e.flushGroup(ctx, g); err != nil {
+			if err := w.flushGroup(ctx, g); err != nil {
 				return err
 			}
 		}
-		r := e.readSource(path, opts)
+		r := w.readSource(path, opts)
 		f := &groupFile{i: i, r: r, res: r.res, err: r.err}
 		switch {
 		case r.err != nil || r.res.Unchanged:
@@ -71,23 +48,23 @@ func (e *Engine) IngestSources(ctx context.Context, paths []string, opts SourceO
 			if g.msgs > r.limit || g.bytes > stageBatchBytes {
 				// More than a batch: these files and the small new
 				// ones after them go in under a stage.
-				next, err := e.ingestGroupStaged(ctx, g, paths, i+1, opts)
+				next, err := w.ingestGroupStaged(ctx, g, paths, i+1, opts)
 				if err != nil {
 					return err
 				}
 				i = next - 1
 			}
 		default:
-			if err := e.flushGroup(ctx, g); err != nil {
+			if err := w.flushGroup(ctx, g); err != nil {
 				r.close()
 				return err
 			}
-			res, err := e.ingestRead(ctx, r, opts)
+			res, err := w.ingestRead(ctx, r, opts)
 			r.close()
 			done(i, res, err)
 		}
 	}
-	return e.flushGroup(ctx, g)
+	return w.flushGroup(ctx, g)
 }
 
 // sourceGroup is the small new files read and not written yet, and the
@@ -146,7 +123,7 @@ func textBytes(msgs []core.Message) int {
 
 // flushGroup writes the group's members, reports every file it holds and
 // empties it.
-func (e *Engine) flushGroup(ctx context.Context, g *sourceGroup) error {
+func (w *writer) flushGroup(ctx context.Context, g *sourceGroup) error {
 	if g.members > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -157,7 +134,7 @@ func (e *Engine) flushGroup(ctx context.Context, g *sourceGroup) error {
 				members = append(members, f)
 			}
 		}
-		if err := e.ingestGroup(ctx, members); err != nil {
+		if err := w.ingestGroup(ctx, members); err != nil {
 			for _, f := range members {
 				f.err = err
 			}
@@ -189,13 +166,13 @@ type sessionWrote struct {
 // and failed extractions of the sessions it was the first of the group
 // to add to. It returns an error when the group was not written, or was
 // and the index or the transcripts could not be brought up to date.
-func (e *Engine) ingestGroup(ctx context.Context, members []*groupFile) error {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if err := e.writable(); err != nil {
+func (w *writer) ingestGroup(ctx context.Context, members []*groupFile) error {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	if err := w.writable(); err != nil {
 		return err
 	}
-	if err := e.discardStages(); err != nil {
+	if err := w.discardStages(); err != nil {
 		return err
 	}
 	var msgs []core.Message
@@ -206,7 +183,7 @@ func (e *Engine) ingestGroup(ctx context.Context, members []*groupFile) error {
 		for i := range f.r.first {
 			keys[i] = f.r.first[i].Key()
 		}
-		track, err := e.planTracking(f.r.abs, keys)
+		track, err := w.planTracking(f.r.abs, keys)
 		if err != nil {
 			return err
 		}
@@ -225,7 +202,7 @@ func (e *Engine) ingestGroup(ctx context.Context, members []*groupFile) error {
 		src := &source{group: srcs, deferTidy: true, wrote: func(p *sessionPlan, changed, removed int) {
 			wrote[[2]string{p.ns, p.session}] = sessionWrote{changed, removed, p.extractFails}
 		}}
-		ir, err := e.ingestLocked(ctx, msgs, src)
+		ir, err := w.ingestLocked(ctx, msgs, src)
 		if len(wrote) > 0 || err == nil {
 			shareGroupResult(grouped, ir, wrote)
 		}
@@ -234,7 +211,7 @@ func (e *Engine) ingestGroup(ctx context.Context, members []*groupFile) error {
 		}
 	}
 	for _, f := range alone {
-		f.res, f.err = e.ingestWhole(ctx, f.r, f.r.first, true)
+		f.res, f.err = w.ingestWhole(ctx, f.r, f.r.first, true)
 	}
 	return nil
 }
@@ -289,9 +266,9 @@ const groupStageBatches = 64
 // reports them and ingests the file that ended the group, if it read one
 // (a large or changed file). It returns the index in paths of the next
 // file to read.
-func (e *Engine) ingestGroupStaged(ctx context.Context, g *sourceGroup, paths []string, next int, opts SourceOptions) (int, error) {
+func (w *writer) ingestGroupStaged(ctx context.Context, g *sourceGroup, paths []string, next int, opts SourceOptions) (int, error) {
 	sg := &stageGroup{owners: map[[2]string]*groupFile{}, chunks: map[[2]string]int{}, wroteDeferred: map[[2]string]sessionWrote{}}
-	feed := &groupFeed{e: e, opts: opts, paths: paths, i: next, g: g, sg: sg}
+	feed := &groupFeed{w: w, opts: opts, paths: paths, i: next, g: g, sg: sg}
 	var first *groupFile
 	for _, f := range g.files {
 		if f.member {
@@ -304,7 +281,7 @@ func (e *Engine) ingestGroupStaged(ctx context.Context, g *sourceGroup, paths []
 	limit := first.r.limit
 	feed.limit = limit
 	batch, _, _ := pullBatch(feed.pull, limit) // the feed fails no pull: a bad file is a result
-	_, err := e.ingestStaged(ctx, first.r.abs, first.r.digest, batch, feed.pull, limit, true, sg)
+	_, err := w.ingestStaged(ctx, first.r.abs, first.r.digest, batch, feed.pull, limit, true, sg)
 	for _, f := range sg.members {
 		if err != nil {
 			f.err = err
@@ -318,7 +295,7 @@ func (e *Engine) ingestGroupStaged(ctx context.Context, g *sourceGroup, paths []
 		return feed.i, err
 	}
 	if st := feed.stopped; st != nil {
-		res, err := e.ingestRead(ctx, st.r, opts)
+		res, err := w.ingestRead(ctx, st.r, opts)
 		st.r.close()
 		g.done(st.i, res, err)
 	}
@@ -333,7 +310,7 @@ func (e *Engine) ingestGroupStaged(ctx context.Context, g *sourceGroup, paths []
 // groupStageBatches batches. Files that are unchanged or cannot be read
 // are results, held in the group behind its members.
 type groupFeed struct {
-	e       *Engine
+	w       *writer
 	opts    SourceOptions
 	paths   []string
 	i       int // the next path to read
@@ -373,7 +350,7 @@ func (f *groupFeed) pull() (core.Message, error, bool) {
 			f.ended = true // the same file again: unchanged, once the group is in
 			return core.Message{}, nil, false
 		}
-		r := f.e.readSource(f.paths[f.i], f.opts)
+		r := f.w.readSource(f.paths[f.i], f.opts)
 		gf := &groupFile{i: f.i, r: r, res: r.res, err: r.err}
 		f.i++
 		switch {

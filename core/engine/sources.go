@@ -4,15 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/huimemory/huimemory/core"
@@ -43,7 +40,7 @@ type SourceOptions struct {
 	// in one transaction.
 	BatchMessages int
 	// DeferTidy leaves the store's compaction and the index merge that
-	// end a large ingest (see mergeafter.go) to the caller, who
+	// end a large ingest (see merge.go) to the caller, who
 	// ingests several sources and calls [Engine.Tidy] once after the last,
 	// with the [Engine.TidyBase] it took before the first.
 	DeferTidy bool
@@ -117,31 +114,14 @@ func (t *tracking) write(tx *store.Tx, src *source) error {
 	return nil
 }
 
-// IngestSource ingests one file of any supported format (see core/formats)
-// and tracks it by its absolute path and content hash, so that ingesting
-// it again does only what changed:
-//
-//   - same content as last time: nothing is read or written (Status
-//     "unchanged");
-//   - changed content: in one transaction, the messages the file no longer
-//     holds are removed (unless another tracked file holds them too), the
-//     new ones added, and every touched session is re-cut into chunks with
-//     its prev/next links re-made, so there are no duplicates and no
-//     anchors pointing at removed chunks;
-//   - a file that no longer parses fails with an error naming the file and
-//     line, and the store keeps its earlier content.
-//
-// Messages that were stored before, without a tracked source (the library's
-// [Engine.Ingest], `huimem add`, or files ingested before source tracking),
-// are never removed by a re-ingest. IngestSource is safe for concurrent use;
-// writes are serialised.
-func (e *Engine) IngestSource(ctx context.Context, path string, opts SourceOptions) (SourceResult, error) {
-	r := e.readSource(path, opts)
+// ingestSource is [Engine.IngestSource].
+func (w *writer) ingestSource(ctx context.Context, path string, opts SourceOptions) (SourceResult, error) {
+	r := w.readSource(path, opts)
 	defer r.close()
 	if r.err != nil || r.res.Unchanged {
 		return r.res, r.err
 	}
-	return e.ingestRead(ctx, r, opts)
+	return w.ingestRead(ctx, r, opts)
 }
 
 // sourceRead is a file [Engine.IngestSource] has begun to read: whether
@@ -160,7 +140,7 @@ type sourceRead struct {
 
 // readSource hashes the file at path, looks it up among the tracked
 // sources and, unless it is unchanged, reads its first batch.
-func (e *Engine) readSource(path string, opts SourceOptions) *sourceRead {
+func (w *writer) readSource(path string, opts SourceOptions) *sourceRead {
 	r := &sourceRead{path: path, res: SourceResult{IngestResult: IngestResult{Source: path}}, limit: opts.BatchMessages}
 	if r.limit <= 0 {
 		r.limit = DefaultBatchMessages
@@ -174,7 +154,7 @@ func (e *Engine) readSource(path string, opts SourceOptions) *sourceRead {
 		return r
 	}
 	r.abs = abs
-	if r.err = e.st.View(func(tx *store.Tx) error { r.old = tx.SourceHash(abs); return nil }); r.err != nil {
+	if r.err = w.st.View(func(tx *store.Tx) error { r.old = tx.SourceHash(abs); return nil }); r.err != nil {
 		return r
 	}
 	if r.old == r.digest {
@@ -210,13 +190,13 @@ func (r *sourceRead) close() {
 }
 
 // ingestRead ingests a file readSource found new or changed, on its own.
-func (e *Engine) ingestRead(ctx context.Context, r *sourceRead, opts SourceOptions) (SourceResult, error) {
+func (w *writer) ingestRead(ctx context.Context, r *sourceRead, opts SourceOptions) (SourceResult, error) {
 	res := r.res
 	msgs, more := r.first, r.more
 	if more && r.old == "" {
 		// A large new file goes in batch by batch, under a
 		// stage that is published at the end (ingeststage.go).
-		ir, err := e.ingestStaged(ctx, r.abs, r.digest, msgs, r.next, r.limit, opts.DeferTidy, nil)
+		ir, err := w.ingestStaged(ctx, r.abs, r.digest, msgs, r.next, r.limit, opts.DeferTidy, nil)
 		res.IngestResult = ir
 		res.Source = r.path
 		return res, err
@@ -231,30 +211,30 @@ func (e *Engine) ingestRead(ctx context.Context, r *sourceRead, opts SourceOptio
 		}
 		msgs = append(msgs, batch...)
 	}
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if err := e.writable(); err != nil {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	if err := w.writable(); err != nil {
 		return res, err
 	}
-	if err := e.discardStages(); err != nil {
+	if err := w.discardStages(); err != nil {
 		return res, err
 	}
-	return e.ingestWhole(ctx, r, msgs, opts.DeferTidy)
+	return w.ingestWhole(ctx, r, msgs, opts.DeferTidy)
 }
 
 // ingestWhole ingests msgs, all a file holds, in one transaction that
 // replaces what the file held before. The caller holds writeMu.
-func (e *Engine) ingestWhole(ctx context.Context, r *sourceRead, msgs []core.Message, deferTidy bool) (SourceResult, error) {
+func (w *writer) ingestWhole(ctx context.Context, r *sourceRead, msgs []core.Message, deferTidy bool) (SourceResult, error) {
 	res := r.res
 	keys := make([]core.MessageKey, len(msgs))
 	for i := range msgs {
 		keys[i] = msgs[i].Key()
 	}
-	track, err := e.planTracking(r.abs, keys)
+	track, err := w.planTracking(r.abs, keys)
 	if err != nil {
 		return res, err
 	}
-	ir, err := e.applyTracking(ctx, msgs, &source{name: r.abs, digest: r.digest, track: track, deferTidy: deferTidy})
+	ir, err := w.applyTracking(ctx, msgs, &source{name: r.abs, digest: r.digest, track: track, deferTidy: deferTidy})
 	res.IngestResult, res.Dropped = ir, len(track.drop)
 	res.Source = r.path
 	return res, err
@@ -276,30 +256,27 @@ func fileDigest(path, ns string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// PruneSource removes a tracked source that was deleted: the messages only
-// it held go, in one transaction, with their sessions re-cut and re-linked,
-// and the source is forgotten. name is the path as it was ingested; it is
-// made absolute.
-func (e *Engine) PruneSource(ctx context.Context, name string) (SourceResult, error) {
+// pruneSource is [Engine.PruneSource].
+func (w *writer) pruneSource(ctx context.Context, name string) (SourceResult, error) {
 	res := SourceResult{IngestResult: IngestResult{Source: name}, Status: SourcePruned}
 	abs, err := filepath.Abs(name)
 	if err != nil {
 		return res, err
 	}
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if err := e.writable(); err != nil {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	if err := w.writable(); err != nil {
 		return res, err
 	}
-	if err := e.discardStages(); err != nil {
+	if err := w.discardStages(); err != nil {
 		return res, err
 	}
-	track, err := e.planTracking(abs, nil)
+	track, err := w.planTracking(abs, nil)
 	if err != nil {
 		return res, err
 	}
 	track.forget = true
-	r, err := e.applyTracking(ctx, nil, &source{name: abs, track: track})
+	r, err := w.applyTracking(ctx, nil, &source{name: abs, track: track})
 	res.IngestResult, res.Dropped = r, len(track.drop)
 	res.Source = name
 	return res, err
@@ -307,9 +284,9 @@ func (e *Engine) PruneSource(ctx context.Context, name string) (SourceResult, er
 
 // planTracking works out which messages a source's new content (keys)
 // drops and which it claims. The caller holds writeMu.
-func (e *Engine) planTracking(src string, keys []core.MessageKey) (*tracking, error) {
+func (w *writer) planTracking(src string, keys []core.MessageKey) (*tracking, error) {
 	t := &tracking{drop: map[core.MessageKey]bool{}}
-	err := e.st.View(func(tx *store.Tx) error {
+	err := w.st.View(func(tx *store.Tx) error {
 		now := make(map[core.MessageKey]bool, len(keys))
 		for _, k := range keys {
 			if now[k] {
@@ -352,77 +329,11 @@ func (e *Engine) planTracking(src string, keys []core.MessageKey) (*tracking, er
 // applyTracking re-opens the sealed weeks of the sessions that lose
 // messages, so that their text can be re-cut, then ingests. The caller
 // holds writeMu.
-func (e *Engine) applyTracking(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
+func (w *writer) applyTracking(ctx context.Context, msgs []core.Message, src *source) (IngestResult, error) {
 	for _, sk := range src.track.sessions {
-		if err := e.reopenFor(sk[0], sk[1]); err != nil {
+		if err := w.reopenFor(sk[0], sk[1]); err != nil {
 			return IngestResult{}, fmt.Errorf("re-opening session %q to replace its messages: %w", sk[1], err)
 		}
 	}
-	return e.ingestLocked(ctx, msgs, src)
-}
-
-// removeTranscripts deletes the transcript files of sessions that a
-// replace or prune emptied. A failure leaves a stray file, not a wrong
-// store, so it is ignored.
-func removeTranscripts(root string, plans []*sessionPlan) {
-	for _, p := range plans {
-		if len(p.msgs) > 0 || p.oldSession == nil {
-			continue
-		}
-		for _, f := range append([]string{p.oldSession.File}, p.oldSession.Stale...) {
-			if f == "" {
-				continue
-			}
-			if err := os.Remove(filepath.Join(root, filepath.FromSlash(f))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-		}
-	}
-}
-
-// TrackedSource is a source the engine has ingested.
-type TrackedSource struct {
-	// Path is the absolute path the source was ingested from.
-	Path string `json:"path"`
-	// Hash is the sha256 of its namespace and content when last ingested.
-	Hash string `json:"hash"`
-}
-
-// Sources returns the tracked sources whose path is root or lies under it
-// (every source when root is ""), sorted by path.
-func (e *Engine) Sources(ctx context.Context, root string) ([]TrackedSource, error) {
-	if root != "" {
-		abs, err := filepath.Abs(root)
-		if err != nil {
-			return nil, err
-		}
-		root = abs
-	}
-	var out []TrackedSource
-	err := e.st.View(func(tx *store.Tx) error {
-		for p, h := range tx.Sources() {
-			if root == "" || p == root || strings.HasPrefix(p, root+string(filepath.Separator)) {
-				out = append(out, TrackedSource{Path: p, Hash: h})
-			}
-		}
-		return nil
-	})
-	slices.SortFunc(out, func(a, b TrackedSource) int { return strings.Compare(a.Path, b.Path) })
-	return out, err
-}
-
-// MissingSources returns the tracked sources under root whose file no
-// longer exists: candidates for [Engine.PruneSource].
-func (e *Engine) MissingSources(ctx context.Context, root string) ([]TrackedSource, error) {
-	all, err := e.Sources(ctx, root)
-	if err != nil {
-		return nil, err
-	}
-	var out []TrackedSource
-	for _, s := range all {
-		if _, err := os.Stat(s.Path); errors.Is(err, fs.ErrNotExist) {
-			out = append(out, s)
-		}
-	}
-	return out, nil
+	return w.ingestLocked(ctx, msgs, src)
 }

@@ -60,9 +60,9 @@ import (
 // (written) in a staged ingest: they are sent to the indexer, or held,
 // as the comment above says, starting the indexer when the stage has
 // just become indexed. tails are the last chunks of the batch's sessions.
-func (e *Engine) indexStagedBatch(ctx context.Context, run *stageRun, written *stagedChunks, tails map[string]bool) error {
+func (w *writer) indexStagedBatch(ctx context.Context, run *stageRun, written *stagedChunks, tails map[string]bool) error {
 	if run.info.Indexed && run.ix == nil {
-		ix, err := e.startStageIndex(ctx)
+		ix, err := w.startStageIndex(ctx)
 		if err != nil {
 			return err
 		}
@@ -102,7 +102,7 @@ type stagedChunk struct {
 }
 
 // doc builds the index document of a written chunk: the one
-// [Engine.doc] builds from the store once the batch is committed.
+// [shared.doc] builds from the store once the batch is committed.
 func (c *stagedChunk) doc() (index.Doc, error) {
 	chunk, err := chunkHead(c.rec)
 	if err != nil {
@@ -142,7 +142,7 @@ func (s *stagedChunks) count() int { return len(s.list) }
 // stageIndexedHook, when set (by tests), is called on the indexer's
 // goroutine after each batch it indexed, with the documents it wrote and
 // the chunks it removed.
-var stageIndexedHook func(e *Engine, docs []index.Doc, removed []string)
+var stageIndexedHook func(w *writer, docs []index.Doc, removed []string)
 
 // pinnable is what the home's own index (core/index) offers for this.
 type pinnable interface {
@@ -152,14 +152,14 @@ type pinnable interface {
 
 // stageIndexable reports whether a staged ingest can index its chunks as
 // it goes. The caller holds writeMu.
-func (e *Engine) stageIndexable() bool {
-	_, ok := e.ix.(pinnable)
-	return ok && e.backend == nil
+func (w *writer) stageIndexable() bool {
+	_, ok := w.ix.(pinnable)
+	return ok && w.backend == nil
 }
 
 // stageIndexer indexes a stage's batches, in order, on its own goroutine.
 type stageIndexer struct {
-	e      *Engine
+	w      *writer
 	chunks chan []stagedChunk
 	done   chan struct{}
 	err    atomic.Pointer[error]
@@ -169,9 +169,9 @@ type stageIndexer struct {
 
 // startStageIndex pins the index and starts the indexer. The caller
 // holds writeMu; the stage's record says it is indexed.
-func (e *Engine) startStageIndex(ctx context.Context) (*stageIndexer, error) {
-	p := e.ix.(pinnable)
-	old, err := e.ix.Gen()
+func (w *writer) startStageIndex(ctx context.Context) (*stageIndexer, error) {
+	p := w.ix.(pinnable)
+	old, err := w.ix.Gen()
 	if err != nil {
 		return nil, err
 	}
@@ -179,8 +179,8 @@ func (e *Engine) startStageIndex(ctx context.Context) (*stageIndexer, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	si := &stageIndexer{e: e, chunks: make(chan []stagedChunk, 1), done: make(chan struct{}), cancel: cancel, unpin: sync.OnceFunc(p.Unpin)}
-	endGC := beginOverlapGC() // see ingestgc.go
+	si := &stageIndexer{w: w, chunks: make(chan []stagedChunk, 1), done: make(chan struct{}), cancel: cancel, unpin: sync.OnceFunc(p.Unpin)}
+	endGC := beginOverlapGC() // see bulkgc.go
 	go func() {
 		defer endGC()
 		defer close(si.done)
@@ -193,7 +193,7 @@ func (e *Engine) startStageIndex(ctx context.Context) (*stageIndexer, error) {
 			// One batch at a time: the stage's own goroutine keeps the
 			// other core busy, and each batch in the works holds its
 			// analysis in memory (10k chunks: peak RSS 5 MiB less).
-			if err := e.indexStaged(ctx, chunks, old); err != nil {
+			if err := w.indexStaged(ctx, chunks, old); err != nil {
 				si.err.Store(&err)
 			}
 		}
@@ -204,11 +204,11 @@ func (e *Engine) startStageIndex(ctx context.Context) (*stageIndexer, error) {
 // indexStaged writes the documents of a stage's written chunks, and
 // removes its removed ones, in index batches bounded as applyOutbox's
 // are, each recording generation gen.
-func (e *Engine) indexStaged(ctx context.Context, chunks []stagedChunk, gen uint64) error {
+func (w *writer) indexStaged(ctx context.Context, chunks []stagedChunk, gen uint64) error {
 	// The store pages that the stage's writes mapped need not stay
 	// resident while bleve analyses the batch, where the heap peaks; nor
 	// the index pages that scorch's background merges read.
-	e.releaseMapped()
+	w.releaseMapped()
 	var docs []index.Doc
 	var removed []string
 	size := 0
@@ -219,11 +219,11 @@ func (e *Engine) indexStaged(ctx context.Context, chunks []stagedChunk, gen uint
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := e.ix.Apply(docs, removed, gen); err != nil {
+		if err := w.ix.Apply(docs, removed, gen); err != nil {
 			return err
 		}
 		if stageIndexedHook != nil {
-			stageIndexedHook(e, docs, removed)
+			stageIndexedHook(w, docs, removed)
 		}
 		docs, removed, size = nil, nil, 0
 		return nil
@@ -305,15 +305,15 @@ func (r *stageRun) unpin() {
 // failStage ends a staged ingest that failed with err: it stops the
 // indexer, removes the stage from the index and the store, unpins the
 // index and returns err.
-func (e *Engine) failStage(run *stageRun, err error) error {
+func (w *writer) failStage(run *stageRun, err error) error {
 	if run.ix != nil {
 		run.ix.stop(true)
 	}
 	if run.hashed != nil {
 		run.hashed.Close() // the discard walks the file on its own
 	}
-	if derr := e.discardStage(run.info); derr != nil {
-		e.logf("huimem: discarding the unpublished part of %s failed (the next open or ingest removes it): %v", run.src, derr)
+	if derr := w.discardStage(run.info); derr != nil {
+		w.logf("huimem: discarding the unpublished part of %s failed (the next open or ingest removes it): %v", run.src, derr)
 	}
 	run.unpin()
 	return err
@@ -322,25 +322,25 @@ func (e *Engine) failStage(run *stageRun, err error) error {
 // unindexStage removes an indexed stage's chunks from the index, in
 // pages. It does nothing for a stage that is not indexed. The caller
 // holds writeMu.
-func (e *Engine) unindexStage(info *store.StageInfo) error {
-	if !info.Indexed || e.ix == nil || e.backend != nil {
+func (w *writer) unindexStage(info *store.StageInfo) error {
+	if !info.Indexed || w.ix == nil || w.backend != nil {
 		return nil
 	}
-	gen, err := e.ix.Gen()
+	gen, err := w.ix.Gen()
 	if err != nil {
 		return fmt.Errorf("removing the chunks of an unpublished ingest from the index: %w", err)
 	}
 	removed := 0
 	for after := []byte(nil); ; {
 		var ids []string
-		e.st.View(func(tx *store.Tx) error {
+		w.st.View(func(tx *store.Tx) error {
 			ids, after = tx.StageChunks(info, after, indexBatch)
 			return nil
 		})
 		if len(ids) == 0 {
 			break
 		}
-		if err := e.ix.Apply(nil, ids, gen); err != nil {
+		if err := w.ix.Apply(nil, ids, gen); err != nil {
 			return fmt.Errorf("removing the chunks of an unpublished ingest from the index: %w", err)
 		}
 		removed += len(ids)
@@ -352,9 +352,9 @@ func (e *Engine) unindexStage(info *store.StageInfo) error {
 	// and others is not merged again on its own, so scores may still
 	// differ a little from a home that never had the stage until a later
 	// merge (see core/index/doc.go).
-	if m, ok := e.ix.(segmentMerger); ok && removed > 0 {
+	if m, ok := w.ix.(segmentMerger); ok && removed > 0 {
 		if err := m.Merge(context.Background()); err != nil {
-			e.logf("huimem: warning: merging the index after removing an unpublished ingest: %v", err)
+			w.logf("huimem: warning: merging the index after removing an unpublished ingest: %v", err)
 		}
 	}
 	return nil

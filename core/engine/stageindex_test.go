@@ -31,7 +31,7 @@ func TestBulkStageIsIndexedAsItGoes(t *testing.T) {
 	var counts []uint64
 	batches := 0
 	last := map[string]*index.Doc{} // the last document sent for each chunk; nil: removed
-	stageIndexedHook = func(e *Engine, docs []index.Doc, removed []string) {
+	stageIndexedHook = func(w *writer, docs []index.Doc, removed []string) {
 		mu.Lock()
 		for i := range docs {
 			last[docs[i].ID] = &docs[i]

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/huimemory/huimemory/core"
 	"github.com/huimemory/huimemory/core/index"
@@ -52,28 +51,28 @@ func batchBytes(n int) int {
 // openIndex opens the index and brings it in step with the store: it
 // replays the outbox when the index is a little behind, and rebuilds the
 // index when it is missing, damaged or too far behind.
-func (e *Engine) openIndex(ctx context.Context) error {
-	dir := filepath.Join(e.home, indexDir)
+func (w *writer) openIndex(ctx context.Context) error {
+	dir := filepath.Join(w.home, indexDir)
 	_, statErr := os.Stat(dir)
 	ix, err := index.Open(dir)
 	if errors.Is(err, index.ErrCorrupt) {
-		e.logf("huimem: the search index cannot be used (%v); rebuilding it from the store", err)
-		return e.rebuildIndex(ctx)
+		w.logf("huimem: the search index cannot be used (%v); rebuilding it from the store", err)
+		return w.rebuildIndex(ctx)
 	}
 	if err != nil {
 		return err
 	}
-	e.ix = ix
+	w.ix = ix
 	// An ingest that a crash interrupted may have indexed
 	// chunks it never published (stageindex.go); they leave the index
 	// with the stage, before the index is checked against the store.
-	if err := e.discardStages(); err != nil && !store.IsReadOnly(err) {
+	if err := w.discardStages(); err != nil && !store.IsReadOnly(err) {
 		return err
 	}
 	var gen, cleared uint64
 	var chunks int
 	var outbox int
-	e.st.View(func(tx *store.Tx) error {
+	w.st.View(func(tx *store.Tx) error {
 		gen, cleared = tx.Gen(), tx.OutboxCleared()
 		chunks, _ = tx.Counts()
 		outbox = tx.OutboxLen() // count, not list
@@ -81,43 +80,43 @@ func (e *Engine) openIndex(ctx context.Context) error {
 	})
 	igen, err := ix.Gen()
 	if err != nil {
-		return e.repair(ctx, fmt.Sprintf("its generation cannot be read (%v)", err))
+		return w.repair(ctx, fmt.Sprintf("its generation cannot be read (%v)", err))
 	}
 	switch {
 	case errors.Is(statErr, os.ErrNotExist) && chunks > 0:
-		return e.repair(ctx, "it is missing")
+		return w.repair(ctx, "it is missing")
 	case igen > gen:
-		return e.repair(ctx, fmt.Sprintf("it is ahead of the store (generation %d > %d)", igen, gen))
+		return w.repair(ctx, fmt.Sprintf("it is ahead of the store (generation %d > %d)", igen, gen))
 	case igen < gen && igen < cleared:
-		return e.repair(ctx, fmt.Sprintf("it is behind the store (generation %d < %d) by more than the outbox holds", igen, gen))
+		return w.repair(ctx, fmt.Sprintf("it is behind the store (generation %d < %d) by more than the outbox holds", igen, gen))
 	case igen < gen || outbox > 0:
 		if igen < gen {
-			e.logf("huimem: the search index is behind the store (generation %d < %d); catching up %d chunks", igen, gen, outbox)
+			w.logf("huimem: the search index is behind the store (generation %d < %d); catching up %d chunks", igen, gen, outbox)
 		}
-		if err := e.applyOutbox(ctx); err != nil {
-			return e.repair(ctx, fmt.Sprintf("catching up failed (%v)", err))
+		if err := w.applyOutbox(ctx); err != nil {
+			return w.repair(ctx, fmt.Sprintf("catching up failed (%v)", err))
 		}
 	}
-	n, err := e.ix.Count()
+	n, err := w.ix.Count()
 	if err != nil {
-		return e.repair(ctx, fmt.Sprintf("its documents cannot be counted (%v)", err))
+		return w.repair(ctx, fmt.Sprintf("its documents cannot be counted (%v)", err))
 	}
 	if int(n) != chunks {
-		return e.repair(ctx, fmt.Sprintf("it holds %d chunks but the store holds %d", n, chunks))
+		return w.repair(ctx, fmt.Sprintf("it holds %d chunks but the store holds %d", n, chunks))
 	}
 	return nil
 }
 
-func (e *Engine) repair(ctx context.Context, why string) error {
-	e.logf("huimem: the search index has diverged from the store: %s; rebuilding it", why)
-	if e.backend != nil {
-		return e.rebuildBackendIndex(ctx)
+func (w *writer) repair(ctx context.Context, why string) error {
+	w.logf("huimem: the search index has diverged from the store: %s; rebuilding it", why)
+	if w.backend != nil {
+		return w.rebuildBackendIndex(ctx)
 	}
-	if e.ix != nil {
-		e.ix.Close()
-		e.ix = nil
+	if w.ix != nil {
+		w.ix.Close()
+		w.ix = nil
 	}
-	return e.rebuildIndex(ctx)
+	return w.rebuildIndex(ctx)
 }
 
 // syncDerived brings the index and the transcripts in step with the store
@@ -129,25 +128,25 @@ func (e *Engine) repair(ctx context.Context, why string) error {
 // ingest waits for the longer of the two rather than their sum. On a
 // backend they are written one after the other, as both go to its
 // database.
-func (e *Engine) syncDerived(ctx context.Context) error {
+func (w *writer) syncDerived(ctx context.Context) error {
 	texts := make(chan error, 1)
-	if e.backend == nil {
-		go func() { texts <- e.writeTranscripts(ctx) }()
+	if w.backend == nil {
+		go func() { texts <- w.writeTranscripts(ctx) }()
 	}
-	if err := e.applyOutbox(ctx); err != nil {
-		e.ixMu.Lock()
-		e.stale = err
-		e.ixMu.Unlock()
-		if e.backend == nil {
+	if err := w.applyOutbox(ctx); err != nil {
+		w.ixMu.Lock()
+		w.stale = err
+		w.ixMu.Unlock()
+		if w.backend == nil {
 			<-texts
 		}
 		return fmt.Errorf("%w: %v; the store is intact: reopen or run `huimem reindex`", core.ErrIndexStale, err)
 	}
-	e.ixMu.Lock()
-	e.stale = nil
-	e.ixMu.Unlock()
-	if e.backend != nil {
-		return e.writeTranscripts(ctx)
+	w.ixMu.Lock()
+	w.stale = nil
+	w.ixMu.Unlock()
+	if w.backend != nil {
+		return w.writeTranscripts(ctx)
 	}
 	return <-texts
 }
@@ -163,14 +162,14 @@ func (e *Engine) syncDerived(ctx context.Context) error {
 // order does not matter, except that only the last batch records the
 // new generation, after every other one is in: a crash before it leaves
 // the index marked behind, and the outbox is replayed.
-func (e *Engine) applyOutbox(ctx context.Context) error {
+func (w *writer) applyOutbox(ctx context.Context) error {
 	var ids []string
 	var gen uint64
-	e.st.View(func(tx *store.Tx) error {
+	w.st.View(func(tx *store.Tx) error {
 		ids, gen = tx.Outbox(), tx.Gen()
 		return nil
 	})
-	old, err := e.ix.Gen()
+	old, err := w.ix.Gen()
 	if err != nil {
 		return err
 	}
@@ -179,33 +178,33 @@ func (e *Engine) applyOutbox(ctx context.Context) error {
 		// transcript queued, or a stage published whose chunks were
 		// indexed as they were written (stageindex.go).
 		if old < gen {
-			return e.ix.Apply(nil, nil, gen)
+			return w.ix.Apply(nil, nil, gen)
 		}
 		return nil
 	}
-	if len(ids) >= bulkMin { // see ingestgc.go
+	if len(ids) >= bulkMin { // see bulkgc.go
 		defer beginBulkGC()()
 	}
-	if err := e.indexChunks(ctx, ids, old, gen, outboxAppliers); err != nil {
+	if err := w.indexChunks(ctx, ids, old, gen, outboxAppliers); err != nil {
 		return err
 	}
-	return e.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) })
+	return w.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) })
 }
 
 // indexChunks indexes the chunks of ids as the store holds them, and
 // removes from the index those it does not hold, in the pipeline
 // applyOutbox describes, with up to appliers batches written at once:
 // every batch but the last records generation old, the last gen.
-func (e *Engine) indexChunks(ctx context.Context, ids []string, old, gen uint64, appliers int) error {
+func (w *writer) indexChunks(ctx context.Context, ids []string, old, gen uint64, appliers int) error {
 	bulk := len(ids) >= bulkMin
-	if e.backend != nil {
+	if w.backend != nil {
 		appliers = 1 // a backend's batches are transactions on one record
 	}
 	grp, gctx := errgroup.WithContext(ctx)
 	batches := make(chan outboxBatch, 1)
 	grp.Go(func() error {
 		defer close(batches)
-		return e.readOutbox(gctx, ids, bulk, batches)
+		return w.readOutbox(gctx, ids, bulk, batches)
 	})
 	sem := make(chan struct{}, appliers)
 	var last *outboxBatch
@@ -221,7 +220,7 @@ func (e *Engine) indexChunks(ctx context.Context, ids []string, old, gen uint64,
 		}
 		grp.Go(func() error {
 			defer func() { <-sem }()
-			return e.ix.Apply(b.docs, b.deletes, old)
+			return w.ix.Apply(b.docs, b.deletes, old)
 		})
 	}
 	if err := grp.Wait(); err != nil {
@@ -230,7 +229,7 @@ func (e *Engine) indexChunks(ctx context.Context, ids []string, old, gen uint64,
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return e.ix.Apply(last.docs, last.deletes, gen)
+	return w.ix.Apply(last.docs, last.deletes, gen)
 }
 
 // outboxAppliers is how many index batches applyOutbox writes at once:
@@ -250,15 +249,15 @@ type outboxBatch struct {
 
 // readOutbox reads the chunks of ids from the store in index batches and
 // sends them on out, the last with last set, until ctx is done.
-func (e *Engine) readOutbox(ctx context.Context, ids []string, bulk bool, out chan<- outboxBatch) error {
+func (w *writer) readOutbox(ctx context.Context, ids []string, bulk bool, out chan<- outboxBatch) error {
 	limit, most := batchBytes(len(ids)), indexBatch
-	if e.backend != nil {
+	if w.backend != nil {
 		limit, most = backendBatchBytes, backendBatch
 	}
 	for start := 0; start < len(ids); {
 		var b outboxBatch
 		end := start
-		err := e.st.View(func(tx *store.Tx) error {
+		err := w.st.View(func(tx *store.Tx) error {
 			size := 0
 			for end < len(ids) && end-start < most && size < limit {
 				// A run of chunks, then their messages: behind a
@@ -280,7 +279,7 @@ func (e *Engine) readOutbox(ctx context.Context, ids []string, bulk bool, out ch
 						b.deletes = append(b.deletes, run[i])
 						continue
 					}
-					d, err := e.doc(tx, cs[i])
+					d, err := w.doc(tx, cs[i])
 					if err != nil {
 						return err
 					}
@@ -298,7 +297,7 @@ func (e *Engine) readOutbox(ctx context.Context, ids []string, bulk bool, out ch
 			// mapped need not stay resident while bleve analyses the
 			// batch, where the heap peaks (10k chunks: 31 of 144 MiB);
 			// and the index's (see releaseMapped).
-			e.releaseMapped()
+			w.releaseMapped()
 		}
 		b.last = end >= len(ids)
 		select {
@@ -311,63 +310,16 @@ func (e *Engine) readOutbox(ctx context.Context, ids []string, bulk bool, out ch
 	return nil
 }
 
-// doc builds the index document of a stored chunk: its own text and
-// reply. Its neighbours count at query time (see neighbours.go).
-func (e *Engine) doc(tx *store.Tx, c *store.Chunk) (index.Doc, error) {
-	chunk, err := e.hydrate(tx, c)
-	if err != nil {
-		return index.Doc{}, err
-	}
-	return docOf(c, chunk), nil
-}
-
-// docOf builds the index document of stored chunk c from chunk, c with
-// its messages.
-func docOf(c *store.Chunk, chunk *core.Chunk) index.Doc {
-	text, reply := splitRoles(chunk)
-	return index.Doc{
-		ID: c.ID, NS: c.NS, Session: c.Session, Time: chunk.Time, Text: text, Reply: reply,
-		Roles: c.Roles, Speakers: c.Speakers, Topic: c.Topic, Types: chunk.MemoryTypes(),
-	}
-}
-
-// splitRoles returns a chunk's content without its assistant messages, and
-// the assistant messages' text: the index keeps them in separate fields
-// (see [index.Doc]). A chunk without messages, or without assistant
-// messages, is all text.
-func splitRoles(c *core.Chunk) (text, reply string) {
-	if c.Text != "" {
-		return c.Text, ""
-	}
-	var t, r strings.Builder
-	for i := range c.Messages {
-		m := &c.Messages[i]
-		b := &t
-		if m.Role == core.RoleAssistant {
-			b = &r
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		if w := m.Who(); w != "" {
-			b.WriteString(w)
-			b.WriteString(": ")
-		}
-		b.WriteString(m.Text)
-	}
-	return t.String(), r.String()
-}
-
 // rebuildIndex builds a new index from every chunk in the store and swaps
 // it in.
-func (e *Engine) rebuildIndex(ctx context.Context) error {
-	dir := filepath.Join(e.home, indexDir)
+func (w *writer) rebuildIndex(ctx context.Context) error {
+	dir := filepath.Join(w.home, indexDir)
 	tmp := dir + ".new"
 	ix, err := index.Create(tmp)
 	if err != nil {
 		return err
 	}
-	gen, total, err := e.fillIndex(ctx, ix)
+	gen, total, err := w.fillIndex(ctx, ix)
 	if cerr := ix.Close(); err == nil {
 		err = cerr
 	}
@@ -388,22 +340,22 @@ func (e *Engine) rebuildIndex(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	e.ix = nix
-	if err := e.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) }); err != nil {
+	w.ix = nix
+	if err := w.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) }); err != nil {
 		return err
 	}
-	e.logf("huimem: index rebuilt: %d chunks", total)
+	w.logf("huimem: index rebuilt: %d chunks", total)
 	return nil
 }
 
 // fillIndex indexes every chunk of the store into ix, and records the
 // store's generation in it. It also puts right the chunks' question marks
 // (markQuestions).
-func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total int, err error) {
+func (w *writer) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total int, err error) {
 	var marks []string // chunks whose question mark is wrong (markQuestions)
-	err = e.st.View(func(tx *store.Tx) error {
+	err = w.st.View(func(tx *store.Tx) error {
 		gen = tx.Gen()
-		defer beginBulkGC()() // see ingestgc.go
+		defer beginBulkGC()() // see bulkgc.go
 		chunks, _ := tx.Counts()
 		limit := batchBytes(chunks)
 		var docs []index.Doc
@@ -414,7 +366,7 @@ func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total i
 			}
 			err := ix.Apply(docs, nil, 0)
 			if total/50000 < (total+len(docs))/50000 {
-				e.logf("huimem: indexed %d chunks", total+len(docs))
+				w.logf("huimem: indexed %d chunks", total+len(docs))
 			}
 			total += len(docs)
 			docs, size = docs[:0], 0
@@ -424,7 +376,7 @@ func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total i
 			if tx.StagedChunk(c) { // an unpublished stage (ingeststage.go)
 				return nil
 			}
-			chunk, err := e.hydrate(tx, c)
+			chunk, err := w.hydrate(tx, c)
 			if err != nil {
 				return err
 			}
@@ -451,7 +403,7 @@ func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total i
 		err = ix.Apply(nil, nil, gen)
 	}
 	if err == nil {
-		err = e.markQuestions(marks)
+		err = w.markQuestions(marks)
 	}
 	return gen, total, err
 }
@@ -461,10 +413,10 @@ func (e *Engine) fillIndex(ctx context.Context, ix Lexical) (gen uint64, total i
 // existed (index version 7 rebuilds every older index once, and so
 // marks them). It writes markBatch chunks a transaction; the mark
 // changes no indexed field.
-func (e *Engine) markQuestions(ids []string) error {
+func (w *writer) markQuestions(ids []string) error {
 	for len(ids) > 0 {
 		n := min(len(ids), markBatch)
-		err := e.st.Update(func(tx *store.Tx) error {
+		err := w.st.Update(func(tx *store.Tx) error {
 			for _, id := range ids[:n] {
 				c, err := tx.Chunk(id)
 				if errors.Is(err, core.ErrNotFound) {
@@ -473,7 +425,7 @@ func (e *Engine) markQuestions(ids []string) error {
 				if err != nil {
 					return err
 				}
-				chunk, err := e.hydrate(tx, c)
+				chunk, err := w.hydrate(tx, c)
 				if err != nil {
 					return err
 				}
@@ -500,29 +452,17 @@ const markBatch = 1024
 
 // rebuildBackendIndex empties the backend's index and fills it again
 // from the store. The caller holds the write lock.
-func (e *Engine) rebuildBackendIndex(ctx context.Context) error {
-	if err := e.backend.Index.Reset(); err != nil {
+func (w *writer) rebuildBackendIndex(ctx context.Context) error {
+	if err := w.backend.Index.Reset(); err != nil {
 		return fmt.Errorf("rebuilding index: %w", err)
 	}
-	gen, total, err := e.fillIndex(ctx, e.backend.Index)
+	gen, total, err := w.fillIndex(ctx, w.backend.Index)
 	if err != nil {
 		return fmt.Errorf("rebuilding index: %w", err)
 	}
-	if err := e.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) }); err != nil {
+	if err := w.st.Update(func(tx *store.Tx) error { return tx.ClearOutbox(gen) }); err != nil {
 		return err
 	}
-	e.logf("huimem: index rebuilt: %d chunks", total)
+	w.logf("huimem: index rebuilt: %d chunks", total)
 	return nil
-}
-
-// indexReady returns the index for a recall, or why it cannot be used. The
-// caller must hold ixMu for reading.
-func (e *Engine) indexReady() (Lexical, error) {
-	if e.closed {
-		return nil, core.ErrClosed
-	}
-	if e.stale != nil {
-		return nil, fmt.Errorf("%w: %v; reopen or run `huimem reindex`", core.ErrIndexStale, e.stale)
-	}
-	return e.ix, nil
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"time"
 
 	"github.com/huimemory/huimemory/core/store"
@@ -15,28 +14,28 @@ import (
 
 // vectorCodes returns what the vector index reads codes and candidates
 // through.
-func (e *Engine) vectorCodes() *vector.Codes {
-	return &vector.Codes{Ready: e.vectorCodesReady, Load: e.loadVectorCodes, Fetch: e.fetchVectors}
+func (s *shared) vectorCodes() *vector.Codes {
+	return &vector.Codes{Ready: s.vectorCodesReady, Load: s.loadVectorCodes, Fetch: s.fetchVectors}
 }
 
-func (e *Engine) vectorCodesReady() (bool, error) {
+func (s *shared) vectorCodesReady() (bool, error) {
 	var ok bool
-	err := e.st.View(func(tx *store.Tx) error { ok = tx.VectorCodesReady(); return nil })
+	err := s.st.View(func(tx *store.Tx) error { ok = tx.VectorCodesReady(); return nil })
 	return ok, err
 }
 
-func (e *Engine) loadVectorCodes(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
-	return e.st.View(func(tx *store.Tx) error { return tx.ScanVectorCodes(ns, from, to, fn) })
+func (s *shared) loadVectorCodes(ns string, from, to time.Time, fn func([]byte, int64, []byte) error) error {
+	return s.st.View(func(tx *store.Tx) error { return tx.ScanVectorCodes(ns, from, to, fn) })
 }
 
-func (e *Engine) fetchVectors(ns string, keys []vector.Key, fn func(int, []byte) error) error {
-	return e.st.View(func(tx *store.Tx) error {
+func (s *shared) fetchVectors(ns string, keys []vector.Key, fn func(int, []byte) error) error {
+	return s.st.View(func(tx *store.Tx) error {
 		// The candidates lie scattered over the store, and each would
 		// keep 64 KiB of its map resident: let them go in batches,
 		// unless the process keeps them (Options.LongLived).
 		var done [][]byte
 		defer func() { tx.ReleaseVectors(done) }()
-		release := !e.longLived
+		release := !s.longLived
 		tx.PrefetchVectorsAt(ns, keys)
 		for i, k := range keys {
 			raw := tx.VectorAt(ns, k.Time, k.ID)
@@ -56,16 +55,4 @@ func (e *Engine) fetchVectors(ns string, keys []vector.Key, fn func(int, []byte)
 		}
 		return nil
 	})
-}
-
-// releaseBatch is how many candidates' vectors a search reads before it
-// lets their pages go: at most 1 MiB of the map stays resident for them.
-const releaseBatch = 16
-
-// backfillVectorCodes writes the codes of a home's vectors written before
-// codes, after an ingest; until then its searches scan float32s.
-func (e *Engine) backfillVectorCodes(ctx context.Context) {
-	if err := e.st.BackfillVectorCodes(ctx, 5000); err != nil {
-		e.logf("huimem: warning: %v (searches scan the vectors' float32s meanwhile)", err)
-	}
 }

@@ -25,18 +25,15 @@ type ArchiveCheck struct {
 	Error string `json:"error,omitempty"`
 }
 
-// VerifyArchives reads every week archive on disk to its end, checks each
-// file against the manifest, and checks that each sealed week's archive is
-// there and is the one recorded when it was sealed. It returns one check
-// per archive and, if any failed, an error naming the bad files.
-func (e *Engine) VerifyArchives(ctx context.Context) ([]ArchiveCheck, error) {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if e.closed {
+// verifyArchives is [Engine.VerifyArchives].
+func (m *maintainer) verifyArchives(ctx context.Context) ([]ArchiveCheck, error) {
+	m.writeMu.Lock()
+	defer m.writeMu.Unlock()
+	if m.closed {
 		return nil, core.ErrClosed
 	}
 	sealed := map[weekRef]*store.Week{}
-	err := e.st.View(func(tx *store.Tx) error {
+	err := m.st.View(func(tx *store.Tx) error {
 		return tx.ForEachWeek(func(wk *store.Week) error {
 			sealed[weekRef{wk.NS, wk.Week}] = wk
 			return nil
@@ -45,7 +42,7 @@ func (e *Engine) VerifyArchives(ctx context.Context) ([]ArchiveCheck, error) {
 	if err != nil {
 		return nil, err
 	}
-	onDisk, err := e.archiveFiles()
+	onDisk, err := m.archiveFiles()
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +60,7 @@ func (e *Engine) VerifyArchives(ctx context.Context) ([]ArchiveCheck, error) {
 		}
 		rel := archive.ArchiveFile(w.ns, w.week)
 		c := ArchiveCheck{Namespace: w.ns, Week: w.week, Archive: rel}
-		c.Err = e.verifyOne(w, rel, sealed[w], &c)
+		c.Err = m.verifyOne(w, rel, sealed[w], &c)
 		if c.Err != nil {
 			c.Error = c.Err.Error()
 			bad = append(bad, c.Error)
@@ -76,15 +73,15 @@ func (e *Engine) VerifyArchives(ctx context.Context) ([]ArchiveCheck, error) {
 	return checks, nil
 }
 
-func (e *Engine) verifyOne(w weekRef, rel string, wk *store.Week, c *ArchiveCheck) error {
-	p := filepath.Join(e.sessionsRoot(), filepath.FromSlash(rel))
-	if e.backend != nil && wk != nil {
+func (m *maintainer) verifyOne(w weekRef, rel string, wk *store.Week, c *ArchiveCheck) error {
+	p := filepath.Join(m.sessionsRoot(), filepath.FromSlash(rel))
+	if m.backend != nil && wk != nil {
 		// The stored archive, through a checked local copy.
-		if err := e.st.View(func(tx *store.Tx) (err error) { p, err = e.archivePath(tx, wk); return err }); err != nil {
+		if err := m.st.View(func(tx *store.Tx) (err error) { p, err = m.archivePath(tx, wk); return err }); err != nil {
 			return err
 		}
 	}
-	info, err := archive.Verify(p, e.maxWeekBytes())
+	info, err := archive.Verify(p, m.maxWeekBytes())
 	if err != nil {
 		return err
 	}

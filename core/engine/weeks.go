@@ -1,14 +1,12 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -65,9 +63,9 @@ func fileWeek(ns, file string) (weekRef, bool) {
 }
 
 // looseWeeks lists the week folders on disk that hold files.
-func (e *Engine) looseWeeks() ([]weekRef, error) {
-	if e.backend != nil {
-		loose, err := e.storedLoose()
+func (s *shared) looseWeeks() ([]weekRef, error) {
+	if s.backend != nil {
+		loose, err := s.storedLoose()
 		var out []weekRef
 		for w := range loose {
 			out = append(out, w)
@@ -75,7 +73,7 @@ func (e *Engine) looseWeeks() ([]weekRef, error) {
 		return out, err
 	}
 	var out []weekRef
-	root := e.sessionsRoot()
+	root := s.sessionsRoot()
 	scan := func(ns, dir string) error {
 		ents, err := os.ReadDir(dir)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -111,15 +109,15 @@ func (e *Engine) looseWeeks() ([]weekRef, error) {
 // storedLoose is looseWeeks on a backend: the weeks whose transcripts
 // the store holds (those of sealed sessions are in the archives), with
 // their count and size.
-func (e *Engine) storedLoose() (map[weekRef][2]int64, error) {
+func (s *shared) storedLoose() (map[weekRef][2]int64, error) {
 	out := map[weekRef][2]int64{}
-	err := e.st.View(func(tx *store.Tx) error {
-		return tx.ForEachSession(func(s *store.Session) error {
-			_, data, ok, err := tx.Transcript(s.NS, s.Session)
+	err := s.st.View(func(tx *store.Tx) error {
+		return tx.ForEachSession(func(sess *store.Session) error {
+			_, data, ok, err := tx.Transcript(sess.NS, sess.Session)
 			if err != nil || !ok {
 				return err
 			}
-			if w, ok := fileWeek(s.NS, s.File); ok {
+			if w, ok := fileWeek(sess.NS, sess.File); ok {
 				c := out[w]
 				out[w] = [2]int64{c[0] + 1, c[1] + int64(len(data))}
 			}
@@ -157,12 +155,12 @@ func treeFiles(dir string) (int, int64) {
 	return n, size
 }
 
-func (e *Engine) maxWeekBytes() int64 { return int64(e.cfg.Archive.MaxWeekMB) << 20 }
+func (s *shared) maxWeekBytes() int64 { return int64(s.cfg.Archive.MaxWeekMB) << 20 }
 
 // cleanTemps removes what a crash while sealing or re-opening a week left
 // beside its folder: a temporary archive, a temporary unpacked copy.
-func (e *Engine) cleanTemps(w weekRef) {
-	parent := filepath.Dir(filepath.Join(e.sessionsRoot(), filepath.FromSlash(w.dir())))
+func (s *shared) cleanTemps(w weekRef) {
+	parent := filepath.Dir(filepath.Join(s.sessionsRoot(), filepath.FromSlash(w.dir())))
 	for _, pattern := range []string{tmpPrefix + w.week + archive.Ext + "-*", tmpPrefix + "reopen-" + w.week + "-*"} {
 		matches, _ := filepath.Glob(filepath.Join(parent, pattern))
 		for _, m := range matches {
@@ -199,75 +197,10 @@ func weekInfo(wk *store.Week) *WeekInfo {
 	return info
 }
 
-// Weeks lists every week that has transcripts, sealed or not, by
-// namespace then week.
-func (e *Engine) Weeks(ctx context.Context) ([]WeekInfo, error) {
-	byKey := map[weekRef]*WeekInfo{}
-	get := func(w weekRef) *WeekInfo {
-		if byKey[w] == nil {
-			byKey[w] = &WeekInfo{Namespace: w.ns, Week: w.week, State: "open"}
-		}
-		return byKey[w]
-	}
-	err := e.st.View(func(tx *store.Tx) error {
-		return tx.ForEachWeek(func(wk *store.Week) error {
-			byKey[weekRef{wk.NS, wk.Week}] = weekInfo(wk)
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, err
-	}
-	loose, err := e.looseWeeks()
-	if err != nil {
-		return nil, err
-	}
-	var stored map[weekRef][2]int64
-	if e.backend != nil {
-		if stored, err = e.storedLoose(); err != nil {
-			return nil, err
-		}
-	}
-	for _, w := range loose {
-		info := get(w)
-		if e.backend != nil {
-			info.LooseFiles, info.LooseBytes = int(stored[w][0]), stored[w][1]
-		} else {
-			info.LooseFiles, info.LooseBytes = treeFiles(filepath.Join(e.sessionsRoot(), filepath.FromSlash(w.dir())))
-		}
-		if info.Sealed {
-			info.State = "sealed, loose files left"
-		} else {
-			info.Files, info.RawBytes = info.LooseFiles, info.LooseBytes
-		}
-	}
-	archives, err := e.archiveFiles()
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range archives {
-		if info := get(w); !info.Sealed {
-			info.State = "open, stale archive"
-			info.Archive = archive.ArchiveFile(w.ns, w.week)
-			if fi, err := os.Stat(filepath.Join(e.sessionsRoot(), filepath.FromSlash(info.Archive))); err == nil {
-				info.ArchiveBytes = fi.Size()
-			}
-		}
-	}
-	out := make([]WeekInfo, 0, len(byKey))
-	for _, info := range byKey {
-		out = append(out, *info)
-	}
-	slices.SortFunc(out, func(a, b WeekInfo) int {
-		return strings.Compare(a.Namespace+"\x00"+a.Week, b.Namespace+"\x00"+b.Week)
-	})
-	return out, ctx.Err()
-}
-
 // archiveFiles lists the week archives on disk.
-func (e *Engine) archiveFiles() ([]weekRef, error) {
+func (s *shared) archiveFiles() ([]weekRef, error) {
 	var out []weekRef
-	root := e.sessionsRoot()
+	root := s.sessionsRoot()
 	scan := func(ns, dir string) {
 		ents, _ := os.ReadDir(dir)
 		for _, d := range ents {

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -13,7 +15,7 @@ import (
 // writeSession writes a planned session's chunks, links and vectors, and
 // the session record. It returns the chunks whose vectors changed, and
 // how many chunks were written and removed.
-func (e *Engine) writeSession(tx *store.Tx, p *sessionPlan) ([]touchedChunk, int, int, error) {
+func (w *writer) writeSession(tx *store.Tx, p *sessionPlan) ([]touchedChunk, int, int, error) {
 	ids := make([]string, len(p.chunks))
 	keys := make([]core.ChunkKey, len(p.chunks))
 	for i, c := range p.chunks {
@@ -140,4 +142,23 @@ func sameRecord(a, b *store.Chunk) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// closeSession is [Engine.CloseSession].
+func (w *writer) closeSession(ctx context.Context, ns, session string) error {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	if err := w.writable(); err != nil {
+		return err
+	}
+	return w.st.Update(func(tx *store.Tx) error {
+		s, err := tx.Session(ns, session)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			return fmt.Errorf("session %q: %w in %s", session, core.ErrNotFound, nsName(ns))
+		}
+		return tx.SetMeta(closedKey(ns, session), []byte(time.Now().UTC().Format(time.RFC3339)))
+	})
 }

@@ -374,7 +374,7 @@ func (s *Store) Update(fn func(*Tx) error) error {
 // filled their leaves (the bulk writes of a staged ingest) have added to
 // the store's data size, in all: what they wrote is as dense as a
 // compaction would leave it, so the decision to compact after an ingest
-// leaves it out (core/engine/compactafter.go). The difference between two
+// leaves it out (core/engine/compact.go). The difference between two
 // calls is the growth of those transactions in between.
 func (s *Store) FilledGrowth() int64 { return s.filled.Load() }
 

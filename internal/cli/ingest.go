@@ -186,7 +186,7 @@ transaction, more under one stage, as a large file goes in.`,
 				}
 			}
 			// The store's compaction and the index merge run once, after
-			// the last file (see core/engine/mergeafter.go).
+			// the last file (see core/engine/merge.go).
 			base := e.TidyBase()
 			opts := engine.SourceOptions{Namespace: ns, Format: format, Location: cfg.Time.Location(), BatchMessages: batch, DeferTidy: true}
 			if err := a.ingestFiles(cmd, e, files, opts, report); err != nil {

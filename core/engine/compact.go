@@ -38,11 +38,11 @@ import (
 // against 4,159 after), so a copy would cost seconds per hundred MB for
 // next to nothing. What other writes added counts in full. A base of no
 // size (a store it could not read) stays so, and there is no compaction.
-func (e *Engine) compactBase(base TidyBase) int64 {
-	if e.st == nil || base.data <= 0 {
+func (m *maintainer) compactBase(base TidyBase) int64 {
+	if m.st == nil || base.data <= 0 {
 		return base.data
 	}
-	return base.data + max(0, e.st.FilledGrowth()-base.filled)
+	return base.data + max(0, m.st.FilledGrowth()-base.filled)
 }
 
 // compactGrowth is the growth of the store's data since the ingest (or,
@@ -66,31 +66,18 @@ type Compaction struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// dataSize returns the store's data size, or 0 when it cannot be read or
-// the store is not a file.
-func (e *Engine) dataSize() int64 {
-	if e.backend != nil || e.st == nil || e.st.External() {
-		return 0
-	}
-	n, _, err := e.st.DataSize()
-	if err != nil {
-		return 0
-	}
-	return n
-}
-
 // compactAfterIngest compacts the store if storage.compact_after_ingest
 // is on, the store is the home's file and held read-write by this
 // engine, and its data grew by more than compactGrowth since base (its
 // size when the ingest began, plus what filled transactions added since:
 // see compactBase). It returns nil when it did not compact.
 // The caller holds writeMu and no transaction.
-func (e *Engine) compactAfterIngest(ctx context.Context, base int64) *Compaction {
-	on := e.cfg.Storage.CompactAfterIngest
-	if (on != nil && !*on) || e.backend != nil || e.st.External() || !e.st.Exclusive() {
+func (m *maintainer) compactAfterIngest(ctx context.Context, base int64) *Compaction {
+	on := m.cfg.Storage.CompactAfterIngest
+	if (on != nil && !*on) || m.backend != nil || m.st.External() || !m.st.Exclusive() {
 		return nil
 	}
-	now, _, err := e.st.DataSize()
+	now, _, err := m.st.DataSize()
 	if err != nil || now < compactMinBytes {
 		return nil
 	}
@@ -101,12 +88,12 @@ func (e *Engine) compactAfterIngest(ctx context.Context, base int64) *Compaction
 		return nil
 	}
 	start := time.Now()
-	st, err := e.st.CompactWith(ctx, store.CompactOptions{})
+	st, err := m.st.CompactWith(ctx, store.CompactOptions{})
 	if err != nil {
-		e.logf("huimem: warning: compacting the store after the ingest: %v (the ingest is stored; the store stays as it was)", err)
+		m.logf("huimem: warning: compacting the store after the ingest: %v (the ingest is stored; the store stays as it was)", err)
 		return nil
 	}
 	c := &Compaction{Before: st.Before, After: st.After, Seconds: time.Since(start).Seconds()}
-	e.logf("huimem: compacted the store after the ingest: %.1f MB to %.1f MB in %.2f s", float64(c.Before)/1e6, float64(c.After)/1e6, c.Seconds)
+	m.logf("huimem: compacted the store after the ingest: %.1f MB to %.1f MB in %.2f s", float64(c.Before)/1e6, float64(c.After)/1e6, c.Seconds)
 	return c
 }

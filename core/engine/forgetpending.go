@@ -27,8 +27,8 @@ type forgetPending struct {
 
 // markForget records the pending-forget marker with the sealed weeks of
 // namespace ns.
-func (e *Engine) markForget(ns string) error {
-	return e.st.Update(func(tx *store.Tx) error {
+func (m *maintainer) markForget(ns string) error {
+	return m.st.Update(func(tx *store.Tx) error {
 		p := forgetPending{NS: ns}
 		err := tx.ForEachWeek(func(wk *store.Week) error {
 			if wk.NS == ns {
@@ -49,9 +49,9 @@ func (e *Engine) markForget(ns string) error {
 
 // tidyForgotten forgets the closed marks of the sessions a forget emptied,
 // and returns how many it emptied.
-func (e *Engine) tidyForgotten(sessions [][2]string) (int, error) {
+func (m *maintainer) tidyForgotten(sessions [][2]string) (int, error) {
 	n := 0
-	err := e.st.Update(func(tx *store.Tx) error {
+	err := m.st.Update(func(tx *store.Tx) error {
 		for _, sk := range sessions {
 			s, err := tx.Session(sk[0], sk[1])
 			if err != nil {
@@ -76,10 +76,10 @@ func (e *Engine) tidyForgotten(sessions [][2]string) (int, error) {
 // (see step 4 at the top of this file), if the marker says one is
 // pending. It returns the weeks it re-sealed and what compacting the store
 // did. The caller holds writeMu.
-func (e *Engine) finishForget(ctx context.Context) ([]string, store.CompactStats, error) {
+func (m *maintainer) finishForget(ctx context.Context) ([]string, store.CompactStats, error) {
 	var cs store.CompactStats
 	var raw []byte
-	e.st.View(func(tx *store.Tx) error { raw = tx.Meta(forgetPendingKey); return nil })
+	m.st.View(func(tx *store.Tx) error { raw = tx.Meta(forgetPendingKey); return nil })
 	if raw == nil {
 		return nil, cs, nil
 	}
@@ -88,7 +88,7 @@ func (e *Engine) finishForget(ctx context.Context) ([]string, store.CompactStats
 		return nil, cs, fmt.Errorf("reading the pending forget: %w", err)
 	}
 	// Transcripts first: a week is sealed from the files on disk.
-	if err := e.writeTranscripts(ctx); err != nil {
+	if err := m.w.writeTranscripts(ctx); err != nil {
 		return nil, cs, err
 	}
 	var resealed []string
@@ -96,7 +96,7 @@ func (e *Engine) finishForget(ctx context.Context) ([]string, store.CompactStats
 		w := weekRef{ns: p.NS, week: week}
 		var sessions []*store.Session
 		sealed := false
-		err := e.st.View(func(tx *store.Tx) error {
+		err := m.st.View(func(tx *store.Tx) error {
 			wk, err := tx.Week(w.ns, w.week)
 			if err != nil || wk != nil {
 				sealed = wk != nil
@@ -115,7 +115,7 @@ func (e *Engine) finishForget(ctx context.Context) ([]string, store.CompactStats
 		if sealed {
 			continue
 		}
-		info, err := e.sealWeek(w, sessions)
+		info, err := m.sealWeek(w, sessions)
 		if err != nil {
 			return resealed, cs, fmt.Errorf("re-sealing week %s%s: %w", w.week, nsSuffix(w.ns), err)
 		}
@@ -123,13 +123,13 @@ func (e *Engine) finishForget(ctx context.Context) ([]string, store.CompactStats
 			resealed = append(resealed, w.week)
 		}
 	}
-	e.removeEmptyWeeks(p.NS)
-	if e.backend != nil {
+	m.removeEmptyWeeks(p.NS)
+	if m.backend != nil {
 		// Nothing lingers in the backend's index; this server and the
 		// others drop their caches of vectors and their copies of sealed
 		// weeks.
-		e.dropArchiveCopies()
-		return resealed, cs, e.st.Update(func(tx *store.Tx) error {
+		m.dropArchiveCopies()
+		return resealed, cs, m.st.Update(func(tx *store.Tx) error {
 			if err := tx.Notify(store.VectorChannel, `"reset"`); err != nil {
 				return err
 			}
@@ -137,32 +137,32 @@ func (e *Engine) finishForget(ctx context.Context) ([]string, store.CompactStats
 		})
 	}
 	// The index: deleted documents linger in its segments.
-	e.ixMu.Lock()
-	if e.ix != nil {
-		e.ix.Close()
-		e.ix = nil
+	m.ixMu.Lock()
+	if m.ix != nil {
+		m.ix.Close()
+		m.ix = nil
 	}
-	err := e.rebuildIndex(ctx)
-	e.stale = err
-	e.ixMu.Unlock()
+	err := m.w.rebuildIndex(ctx)
+	m.stale = err
+	m.ixMu.Unlock()
 	if err != nil {
 		return resealed, cs, err
 	}
 	// The caches of decompressed weeks.
 	views.clear()
-	e.weekCache().Clear()
-	if err := e.st.Update(func(tx *store.Tx) error { return tx.DeleteMeta(forgetPendingKey) }); err != nil {
+	m.weekCache().Clear()
+	if err := m.st.Update(func(tx *store.Tx) error { return tx.DeleteMeta(forgetPendingKey) }); err != nil {
 		return resealed, cs, err
 	}
 	// The store file's free pages.
-	cs, err = e.st.Compact(ctx)
+	cs, err = m.st.Compact(ctx)
 	return resealed, cs, err
 }
 
 // removeEmptyWeeks removes the week folders of namespace ns that a forget
 // left empty, and the namespace's folder if nothing is left in it.
-func (e *Engine) removeEmptyWeeks(ns string) {
-	root := e.sessionsRoot()
+func (m *maintainer) removeEmptyWeeks(ns string) {
+	root := m.sessionsRoot()
 	dir := root
 	if ns != "" {
 		dir = filepath.Join(root, "@"+ns)

@@ -17,8 +17,8 @@ import (
 // retriever.max_scan_weeks rounds. Each round keeps at most
 // retriever.per_week hits; the scan stops once it has k. Hits come back in
 // round order; Recall shows them by relevance.
-func (e *Engine) progressive(ctx context.Context, ix Lexical, q core.Query, plan *queryPlan, k int, res *core.Results) ([]cand, error) {
-	r := e.cfg.Retriever
+func (r *reader) progressive(ctx context.Context, ix Lexical, q core.Query, plan *queryPlan, k int, res *core.Results) ([]cand, error) {
+	rc := r.cfg.Retriever
 	loc := plan.now.Location()
 	from, to := plan.scanFrom, plan.scanTo
 	if !plan.scan {
@@ -33,7 +33,7 @@ func (e *Engine) progressive(ctx context.Context, ix Lexical, q core.Query, plan
 	week := timeparse.WeekOf(to.Add(-time.Nanosecond).In(loc))
 	var out []cand
 	seen := map[string]bool{}
-	for round := 0; round < r.MaxScanWeeks && len(out) < k; round++ {
+	for round := 0; round < rc.MaxScanWeeks && len(out) < k; round++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -43,13 +43,13 @@ func (e *Engine) progressive(ctx context.Context, ix Lexical, q core.Query, plan
 			break
 		}
 		res.ScannedWeeks = append(res.ScannedWeeks, week.String())
-		hits, err := e.searchWindow(ctx, ix, plan, q.Namespace, since, before, r.PerWeek)
+		hits, err := r.searchWindow(ctx, ix, plan, q.Namespace, since, before, rc.PerWeek)
 		if err != nil {
 			return nil, err
 		}
 		var kept []cand
 		for _, h := range hits {
-			if len(kept) == r.PerWeek || len(out)+len(kept) == k {
+			if len(kept) == rc.PerWeek || len(out)+len(kept) == k {
 				break
 			}
 			if !seen[h.id] {
@@ -61,7 +61,7 @@ func (e *Engine) progressive(ctx context.Context, ix Lexical, q core.Query, plan
 		if q.OnRound != nil {
 			round := core.Round{Week: week.String(), Start: ws, End: we}
 			if len(kept) > 0 {
-				round.Hits, err = e.expand(q.Namespace, kept, 0)
+				round.Hits, err = r.expand(q.Namespace, kept, 0)
 				if err != nil {
 					return nil, err
 				}

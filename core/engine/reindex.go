@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -60,69 +59,55 @@ type reembedHeader struct {
 	Chunks   int               `json:"chunks"`
 }
 
-// Reindex rebuilds the search index from the store. When the embedder
-// changed since the vectors were made (or opts.Embed is set) it first
-// re-embeds every chunk, then replaces all vectors and the embedder
-// record in one transaction, so vectors from two models are never mixed.
-//
-// The embedding, which takes minutes with a real model on a large home,
-// runs under the write lock (no other write can change the chunks) but
-// beside readers, as an ingest's embedding does; only the commit and the
-// index rebuild lock them out. Recalls in this process wait while it
-// runs. A kill or a failure before the commit leaves the store as it was,
-// vectors and embedder record together; the vectors made so far are kept
-// in the home's reembed.partial, and the next Reindex with the same
-// embedder takes them and embeds only the rest. After the commit the
-// index is rebuilt in a folder of its own and renamed into place, and a
-// reopen repairs an index left behind.
-func (e *Engine) Reindex(ctx context.Context, opts ReindexOptions) (ReindexResult, error) {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
+// reindex is [Engine.Reindex].
+func (m *maintainer) reindex(ctx context.Context, opts ReindexOptions) (ReindexResult, error) {
+	m.writeMu.Lock()
+	defer m.writeMu.Unlock()
 	var res ReindexResult
-	if e.closed {
+	if m.closed {
 		return res, core.ErrClosed
 	}
 	var staged *reembedding
-	if e.embedderChanged || opts.Embed {
+	if m.embedderChanged || opts.Embed {
 		// A shared engine that could not take the writer lock would
 		// embed for nothing: its commit fails.
-		if e.acc.lockErr != nil {
-			return res, e.acc.lockErr
+		if m.acc.lockErr != nil {
+			return res, m.acc.lockErr
 		}
 		var err error
-		if staged, err = e.embedAll(ctx, opts.Progress); err != nil {
+		if staged, err = m.embedAll(ctx, opts.Progress); err != nil {
 			return res, err
 		}
 		res.Resumed = staged.resumed
 	}
 	// A shared engine takes the home now, not inside ixMu (access.go).
-	if err := e.upgrade(); err != nil {
+	if err := m.upgrade(); err != nil {
 		return res, err
 	}
-	e.ixMu.Lock()
-	defer e.ixMu.Unlock()
-	if e.closed {
+	m.ixMu.Lock()
+	defer m.ixMu.Unlock()
+	if m.closed {
 		return res, core.ErrClosed
 	}
 	if staged != nil {
-		if err := e.replaceVectors(staged); err != nil {
+		if err := m.replaceVectors(staged); err != nil {
 			return res, err
 		}
 		res.Embedded = true
 	}
 	// Committed, or nothing to re-embed: what an interrupted run left is
 	// of no use any more.
-	os.Remove(filepath.Join(e.home, reembedFile))
-	if e.ix != nil {
-		e.ix.Close()
-		e.ix = nil
+	os.Remove(filepath.Join(m.home, reembedFile))
+	if m.ix != nil {
+		m.ix.Close()
+		m.ix = nil
 	}
-	if err := e.rebuildIndex(ctx); err != nil {
-		e.stale = err
+	if err := m.w.rebuildIndex(ctx); err != nil {
+		m.stale = err
 		return res, err
 	}
-	e.stale = nil
-	e.st.View(func(tx *store.Tx) error { res.Chunks, _ = tx.Counts(); return nil })
+	m.stale = nil
+	m.st.View(func(tx *store.Tx) error { res.Chunks, _ = tx.Counts(); return nil })
 	return res, nil
 }
 
@@ -148,14 +133,14 @@ func (k vectorKey) key() string { return k.ns + "\x00" + k.id }
 // takes the vectors [reembedFile] holds for this embedder and store, and
 // appends each batch's vectors to it; the store is not written. The
 // caller holds writeMu, so that the chunks do not change meanwhile.
-func (e *Engine) embedAll(ctx context.Context, progress func(done, total int)) (*reembedding, error) {
+func (m *maintainer) embedAll(ctx context.Context, progress func(done, total int)) (*reembedding, error) {
 	r := &reembedding{}
 	var texts []string
 	var hdr reembedHeader
-	err := e.st.View(func(tx *store.Tx) error {
+	err := m.st.View(func(tx *store.Tx) error {
 		hdr.Gen = tx.Gen()
 		return tx.ForEachChunk(func(c *store.Chunk) error {
-			chunk, err := e.hydrate(tx, c)
+			chunk, err := m.hydrate(tx, c)
 			if err != nil {
 				return err
 			}
@@ -167,15 +152,15 @@ func (e *Engine) embedAll(ctx context.Context, progress func(done, total int)) (
 	if err != nil {
 		return nil, fmt.Errorf("reading the chunks to re-embed: %w", err)
 	}
-	hdr.Version, hdr.Embedder, hdr.Chunks = 1, e.info, len(texts)
-	path := filepath.Join(e.home, reembedFile)
+	hdr.Version, hdr.Embedder, hdr.Chunks = 1, m.info, len(texts)
+	path := filepath.Join(m.home, reembedFile)
 	done := readReembed(path, hdr)
 	cp := createReembed(path, hdr, done)
 	if cp != nil {
 		defer cp.Close()
 	}
 	if progress == nil {
-		e.logf("huimem: embedding %d chunks with %s", len(texts)-len(done), describe(e.info))
+		m.logf("huimem: embedding %d chunks with %s", len(texts)-len(done), describe(m.info))
 		progress = func(int, int) {}
 	}
 	r.vecs = make([][]float32, len(texts))
@@ -189,7 +174,7 @@ func (e *Engine) embedAll(ctx context.Context, progress func(done, total int)) (
 		}
 	}
 	progress(r.resumed, len(texts))
-	step := max(e.cfg.Embedding.BatchSize, 1)
+	step := max(m.cfg.Embedding.BatchSize, 1)
 	for start := 0; start < len(todo); start += step {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -199,7 +184,7 @@ func (e *Engine) embedAll(ctx context.Context, progress func(done, total int)) (
 		for j, i := range idx {
 			batch[j] = texts[i]
 		}
-		vecs, err := e.embed(ctx, batch)
+		vecs, err := m.embed(ctx, batch)
 		if err != nil {
 			return nil, fmt.Errorf("re-embedding chunk %d of %d: %w", idx[0]+1, len(texts), err)
 		}
@@ -287,8 +272,8 @@ func appendReembedRecord(buf []byte, id string, vec []float32) []byte {
 
 // replaceVectors replaces every vector with r's and records the engine's
 // embedder, in one transaction. The caller holds writeMu and ixMu.
-func (e *Engine) replaceVectors(r *reembedding) error {
-	err := e.st.Update(func(tx *store.Tx) error {
+func (m *maintainer) replaceVectors(r *reembedding) error {
+	err := m.st.Update(func(tx *store.Tx) error {
 		if err := tx.DeleteAllVectors(); err != nil {
 			return err
 		}
@@ -297,100 +282,13 @@ func (e *Engine) replaceVectors(r *reembedding) error {
 				return err
 			}
 		}
-		return e.putEmbedder(tx)
+		return m.putEmbedder(tx)
 	})
 	if err != nil {
 		return fmt.Errorf("replacing vectors: %w", err)
 	}
-	e.embedderChanged = false
-	e.acc.writeEmbedder = false
-	e.vx = e.newVectors()
+	m.embedderChanged = false
+	m.acc.writeEmbedder = false
+	m.vx = m.newVectors()
 	return nil
-}
-
-// Stats describes a home.
-type Stats struct {
-	Home string `json:"home"`
-	// Backend is where the store and index live: "embedded" (the home),
-	// or the backend's name and place ("postgres database huimem on
-	// db:5432"), whose sizes are then not counted here.
-	Backend    string            `json:"backend"`
-	Chunks     int               `json:"chunks"`
-	Messages   int               `json:"messages"`
-	Sessions   int               `json:"sessions"`
-	Namespaces map[string]int    `json:"namespaces"` // chunks per namespace
-	Embedder   core.EmbedderInfo `json:"embedder"`
-	Generation uint64            `json:"generation"`
-	IndexGen   uint64            `json:"index_generation"`
-	IndexDocs  uint64            `json:"index_documents"`
-	Pending    int               `json:"pending"` // chunks not yet in the index
-	// PendingExtractions counts chunks with failed extractions to retry.
-	PendingExtractions int   `json:"pending_extractions"`
-	StoreBytes         int64 `json:"store_bytes"`
-	IndexBytes         int64 `json:"index_bytes"`
-	FilesBytes         int64 `json:"sessions_bytes"`
-	// Floor is the "nothing found" floor recall applies with this
-	// embedder (retriever.min_relevance and retriever.floor_similarity).
-	Floor Floor `json:"floor"`
-}
-
-// Floor says when a recall finds nothing: when, over the top hits, the
-// best relevance plus SimilarityWeight × (the best cosine −
-// SimilarityCenter) stays below MinRelevance (0: no floor). The floor
-// does not apply to an index of fewer than MinChunks chunks.
-type Floor struct {
-	MinRelevance     float64 `json:"min_relevance"`
-	SimilarityWeight float64 `json:"similarity_weight"`
-	SimilarityCenter float64 `json:"similarity_center"`
-	MinChunks        int     `json:"min_chunks"`
-}
-
-// Stats counts what the home holds.
-func (e *Engine) Stats(ctx context.Context) (Stats, error) {
-	s := Stats{Home: e.home, Namespaces: map[string]int{}, Embedder: e.info, Backend: core.BackendEmbedded}
-	cal := e.floorCalibration()
-	s.Floor = Floor{MinRelevance: *e.cfg.Retriever.MinRelevance, SimilarityWeight: cal.Weight, SimilarityCenter: cal.Center, MinChunks: minFloorChunks}
-	if e.backend != nil {
-		s.Backend = e.st.Path()
-	}
-	err := e.st.View(func(tx *store.Tx) error {
-		s.Chunks, s.Messages = tx.Counts()
-		s.Generation = tx.Gen()
-		s.Pending = tx.OutboxLen()
-		_, s.PendingExtractions = tx.PendingExtracts(1)
-		err := tx.ForEachSession(func(ss *store.Session) error {
-			s.Sessions++
-			s.Namespaces[ss.NS] += ss.Chunks
-			return nil
-		})
-		return err
-	})
-	if err != nil {
-		return s, err
-	}
-	e.ixMu.RLock()
-	if e.ix != nil {
-		s.IndexGen, _ = e.ix.Gen()
-		s.IndexDocs, _ = e.ix.Count()
-	}
-	e.ixMu.RUnlock()
-	if e.backend == nil {
-		s.StoreBytes = e.st.Size()
-		s.IndexBytes = dirSize(filepath.Join(e.home, indexDir))
-		s.FilesBytes = dirSize(e.sessionsRoot())
-	}
-	return s, ctx.Err()
-}
-
-func dirSize(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
