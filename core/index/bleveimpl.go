@@ -22,6 +22,7 @@ package index
 // paging, explanations, nested mappings and the expvar statistics.
 
 import (
+	"container/heap"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -554,6 +555,9 @@ func (b *bleveIndex) Search(ctx context.Context, s bleveSearch) (res bleveResult
 		rec = &matchRecorder{Searcher: searcher, limit: s.AllScores}
 		searcher = rec
 	}
+	if s.Size > 0 {
+		searcher = &topGate{Searcher: searcher, size: s.Size}
+	}
 	if err := coll.Collect(ctx, searcher, r); err != nil {
 		return res, err
 	}
@@ -591,6 +595,64 @@ func allIn(ctx context.Context, r bindex.IndexReader, field, term string) bool {
 	}
 	defer tfr.Close()
 	return tfr.Count() == n
+}
+
+// topGate is a searcher that passes on only the matches that can still
+// be among the size best by score: those that score at least the
+// size-th best score of the matches before them. The collector reads
+// the id of every match it is handed, to break ties of score by id (a
+// lookup of the id's stored field, most of the collector's cost on a
+// large index); a match below that score cannot enter the top size
+// whatever its id, so leaving it out changes no hit. Ties with the
+// size-th score pass, for the collector to break.
+type topGate struct {
+	search.Searcher
+	size int
+	best scoreHeap // the size best scores seen, the least first
+}
+
+func (g *topGate) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
+	for {
+		d, err := g.Searcher.Next(ctx)
+		if d == nil || err != nil {
+			return d, err
+		}
+		if g.pass(d.Score) {
+			return d, nil
+		}
+		ctx.DocumentMatchPool.Put(d)
+	}
+}
+
+// pass reports whether a match of score can be among the size best, and
+// notes the score.
+func (g *topGate) pass(score float64) bool {
+	if len(g.best) < g.size {
+		heap.Push(&g.best, score)
+		return true
+	}
+	if score < g.best[0] {
+		return false
+	}
+	if score > g.best[0] {
+		g.best[0] = score
+		heap.Fix(&g.best, 0)
+	}
+	return true
+}
+
+// scoreHeap is a min-heap of scores.
+type scoreHeap []float64
+
+func (h scoreHeap) Len() int           { return len(h) }
+func (h scoreHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h scoreHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *scoreHeap) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *scoreHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // matchRecorder is a searcher that notes the score of every document

@@ -144,6 +144,15 @@ func (k *KV) run(write bool, fn func(store.KVTx) error) error {
 	return nil
 }
 
+// sqlStoreSettings sets the planner for a store transaction. Every
+// statement of the store is a lookup or a walk of the primary key, so:
+// generic plans, which are the right ones whatever the values, where a
+// custom plan follows statistics that lag a bulk load; and no sequential
+// scan, which a plan cached while the table was a page or two chooses
+// and keeps as the table grows.
+const sqlStoreSettings = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
+	set_config('enable_seqscan', 'off', true)`
+
 // begin starts the transaction and reads the bucket names, in one round
 // trip: the ROLLBACK of a parked connection (kvpark.go), BEGIN, for a
 // write the store's transaction lock, the names, the meta bucket, and the
@@ -161,10 +170,7 @@ func (t *kvTx) begin() error {
 		batch.Queue("ROLLBACK")
 	}
 	batch.Queue(begin)
-	// Every statement of the store is a lookup or a walk of the primary
-	// key: its generic plan is the right one whatever the values, where a
-	// custom plan follows statistics that lag a bulk load.
-	batch.Queue("SET LOCAL plan_cache_mode = force_generic_plan")
+	batch.Queue(sqlStoreSettings)
 	if t.write {
 		batch.Queue(`SELECT pg_advisory_xact_lock($1)`, storeTxLockKey)
 	}
@@ -178,7 +184,7 @@ func (t *kvTx) begin() error {
 			return fmt.Errorf("postgres: ending a parked transaction: %w", err)
 		}
 	}
-	for range 2 { // BEGIN, SET
+	for range 2 { // BEGIN, the settings
 		if _, err := res.Exec(); err != nil {
 			return fmt.Errorf("postgres: beginning a store transaction: %w", err)
 		}

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -266,5 +267,75 @@ func TestApplyFailsMidBatch(t *testing.T) {
 	}
 	if len(ms) != 1500 {
 		t.Errorf("search finds %d documents, want the first apply's 1500", len(ms))
+	}
+}
+
+// TestReadAheadPlan checks the plan that a connection caches for a read
+// ahead while the table is a page: once the bucket has grown, the plan
+// must still probe the primary key with each key, reading no row that
+// was not asked for, and scan no table.
+func TestReadAheadPlan(t *testing.T) {
+	db := open(t)
+	ctx := t.Context()
+	kv := db.KV()
+	if err := kv.Update(func(tx store.KVTx) error {
+		b, err := tx.CreateBucket([]byte("b"))
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte("k0"), []byte("v"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pool.Exec(ctx, `VACUUM ANALYZE kv`); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for i := range 100 {
+		keys = append(keys, fmt.Sprintf("'k%d'", i*37)) // 55 of them exist once the bucket has grown
+	}
+	args := fmt.Sprintf(`('b'::bytea, ARRAY[%s]::bytea[])`, strings.Join(keys, ","))
+	err := db.InTx(ctx, func(tx pgx.Tx) error {
+		for _, q := range []string{
+			sqlStoreSettings,
+			`PREPARE ra AS ` + sqlReadAhead,
+			`EXECUTE ra` + args, // plans it, and caches the plan
+			`INSERT INTO kv SELECT 'b', convert_to('k' || g, 'UTF8'), '' FROM generate_series(1, 2000) g`,
+		} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return fmt.Errorf("%.40s: %w", q, err)
+			}
+		}
+		var plan []struct {
+			Plan map[string]any `json:"Plan"`
+		}
+		if err := tx.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ra`+args).Scan(&plan); err != nil {
+			return err
+		}
+		if got := plan[0].Plan["Actual Rows"]; got != 55.0 {
+			t.Errorf("the read ahead returned %v rows, want 55", got)
+		}
+		var walk func(n map[string]any)
+		walk = func(n map[string]any) {
+			if typ := n["Node Type"]; typ == "Seq Scan" || n["Relation Name"] == "kv" && typ != "Index Scan" && typ != "Index Only Scan" {
+				t.Errorf("the plan reads kv by a %s", typ)
+			}
+			if r, _ := n["Rows Removed by Filter"].(float64); r > 0 && n["Relation Name"] == "kv" {
+				t.Errorf("the plan reads %v rows of kv that it filters out (%v)", r, n["Filter"])
+			}
+			kids, _ := n["Plans"].([]any)
+			for _, k := range kids {
+				walk(k.(map[string]any))
+			}
+		}
+		walk(plan[0].Plan)
+		if t.Failed() {
+			b, _ := json.MarshalIndent(plan, "", "  ")
+			t.Logf("plan:\n%s", b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -17,12 +17,19 @@ var _ store.Prefetcher = (*kvTx)(nil)
 // prefetchPage is how many keys one statement of a read-ahead asks for.
 const prefetchPage = 1000
 
-// sqlReadAhead reads the keys $2 of bucket $1, each a probe of the
-// primary key. Store transactions plan it generically (kvTx.begin): with
-// the values at hand, a planner whose statistics still see the bucket as
-// small, as after a bulk load before the next analyze, scans the whole
-// bucket and filters it by key instead.
-const sqlReadAhead = `SELECT key, value FROM kv WHERE bucket = $1 AND key = ANY($2::bytea[])`
+// sqlReadAhead reads the keys $2 of bucket $1 that exist, each a probe of
+// the primary key on both its columns: a subquery per key, which the
+// planner cannot turn into a join or into a scan of the bucket. As
+// key = ANY($2), the generic plan that a connection caches at its first
+// read ahead, when the table is small, matches the bucket in the index
+// and filters its rows by key, a scan of the whole bucket for each
+// statement once the bucket is large (TestReadAheadPlan). OFFSET 0 keeps
+// the inner query whole, so that the filter on v does not run the
+// subquery a second time.
+const sqlReadAhead = `SELECT k, v FROM (
+		SELECT u.k, (SELECT value FROM kv WHERE bucket = $1 AND key = u.k) AS v
+		FROM unnest($2::bytea[]) AS u(k) OFFSET 0) s
+	WHERE v IS NOT NULL`
 
 // Prefetch names keys of bucket that the transaction is about to Get. They
 // are read, with those of every other Prefetch since the last read, by the

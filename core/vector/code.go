@@ -114,7 +114,15 @@ const (
 
 // approx returns the approximate score of a vector by its code.
 func (q *qQuery) approx(c []int8, scale float32) float32 {
-	return q.scale * scale * float32(dotI8(q.q16, c))
+	return q.score(dotI8(q.q16, c), scale)
+}
+
+// score returns the approximate score of a code of this scale whose dot
+// product with q16 is sum. Every scan computes its scores here, so that
+// a batch of codes scored by [dotsI8] gets the scores approx gives one
+// code at a time, to the bit.
+func (q *qQuery) score(sum int32, scale float32) float32 {
+	return q.scale * scale * float32(sum)
 }
 
 // dotI8Generic returns the sum of q_i*c_i over len(q) elements; len(c)
@@ -134,4 +142,13 @@ func dotI8Generic(q []int16, c []int8) int32 {
 		s0 += int32(q[i]) * int32(c[i])
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// dotsI8Generic is the portable [dotsI8]: dotI8Generic of q with each of
+// the len(out) codes of c in turn.
+func dotsI8Generic(q []int16, c []int8, out []int32) {
+	dim := len(q)
+	for r := range out {
+		out[r] = dotI8Generic(q, c[r*dim:])
+	}
 }

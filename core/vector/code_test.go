@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // kernelLengths are the lengths the int8 kernel is checked at: every
@@ -116,6 +118,108 @@ func TestDotI8PanicsOnShortCode(t *testing.T) {
 	dotI8(make([]int16, 4), make([]int8, 3))
 }
 
+// codeCounts are the numbers of codes the batched kernel is checked
+// with: none, fewer than a pass of eight, whole passes, and passes with
+// codes left over.
+var codeCounts = []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 64, 67}
+
+// randomCodeRun returns a query of length dim and n codes of that length
+// laid end to end (with up to two spare int8s after them), drawn by kind
+// as randomCodes draws them.
+func randomCodeRun(r *rand.Rand, dim, n int, kind string) ([]int16, []int8) {
+	q, _ := randomCodes(r, dim, kind)
+	var c []int8
+	for range n {
+		_, ci := randomCodes(r, dim, kind)
+		c = append(c, ci[:dim]...)
+	}
+	return q, append(c, make([]int8, r.IntN(3))...)
+}
+
+// dotsI8Wide is the reference of the batched kernel: dotI8Wide of q with
+// each of the n codes of c.
+func dotsI8Wide(q []int16, c []int8, n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = dotI8Wide(q, c[i*len(q):])
+	}
+	return out
+}
+
+// widen returns sums as int64s, for comparing them with a reference.
+func widen(sums []int32) []int64 {
+	out := make([]int64, len(sums))
+	for i, s := range sums {
+		out[i] = int64(s)
+	}
+	return out
+}
+
+// TestDotsI8MatchesReference checks dotsI8, whichever kernel this CPU
+// runs, and the Go loop against int64 sums, at every length of
+// kernelLengths and every count of codeCounts; dot_amd64_test.go checks
+// the assembly kernel directly.
+func TestDotsI8MatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	for _, kind := range []string{"random", "extreme", "zero"} {
+		for _, dim := range kernelLengths() {
+			for _, n := range codeCounts {
+				q, c := randomCodeRun(r, dim, n, kind)
+				want := dotsI8Wide(q, c, n)
+				for name, f := range map[string]func([]int16, []int8, []int32){"dotsI8": dotsI8, "dotsI8Generic": dotsI8Generic} {
+					got := make([]int32, n)
+					f(q, c, got)
+					if diff := cmp.Diff(want, widen(got)); diff != "" {
+						t.Fatalf("%s, dim=%d, %d codes: %s (-want +got):\n%s", kind, dim, n, name, diff)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzDotsI8(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6}, []byte{7, 8, 9, 10, 11, 12, 13, 14, 15}, uint8(3))
+	f.Add(make([]byte, 64), make([]byte, 32*9), uint8(32))
+	f.Fuzz(func(t *testing.T, qb, cb []byte, d uint8) {
+		dim := min(int(d), len(qb)/2)
+		n := len(cb)
+		if dim > 0 {
+			n = len(cb) / dim
+		}
+		n = min(n, 100)
+		lim := qMax(dim)
+		q := make([]int16, dim)
+		for i := range q {
+			v := int32(int16(binary.LittleEndian.Uint16(qb[2*i:])))
+			q[i] = int16(max(-lim, min(lim, v)))
+		}
+		c := make([]int8, n*dim)
+		for i := range c {
+			c[i] = int8(max(-127, int(int8(cb[i]))))
+		}
+		want := dotsI8Wide(q, c, n)
+		got := make([]int32, n)
+		dotsI8(q, c, got)
+		if diff := cmp.Diff(want, widen(got)); diff != "" {
+			t.Fatalf("dim=%d, %d codes: dotsI8 (-want +got):\n%s", dim, n, diff)
+		}
+		dotsI8Generic(q, c, got)
+		if diff := cmp.Diff(want, widen(got)); diff != "" {
+			t.Fatalf("dim=%d, %d codes: dotsI8Generic (-want +got):\n%s", dim, n, diff)
+		}
+	})
+}
+
+func TestDotsI8PanicsOnShortCodes(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Errorf("no panic")
+		}
+	}()
+	dotsI8(make([]int16, 4), make([]int8, 4*8-1), make([]int32, 8))
+}
+
 // TestCodeApproximates checks the codec and the query quantisation: the
 // approximate score of a code is within its slack of the exact one.
 func TestCodeApproximates(t *testing.T) {
@@ -182,4 +286,16 @@ func BenchmarkDotI8(b *testing.B) {
 		s += dotI8(q, c)
 	}
 	_ = s
+}
+
+// BenchmarkDotsI8 scores 256 codes of 256 dimensions per op with the
+// batched kernel; divided by 256 it compares with BenchmarkDotI8.
+func BenchmarkDotsI8(b *testing.B) {
+	const dim, n = 256, 256
+	r := rand.New(rand.NewPCG(27, 28))
+	q, c := randomCodeRun(r, dim, n, "random")
+	out := make([]int32, n)
+	for b.Loop() {
+		dotsI8(q, c, out)
+	}
 }

@@ -76,15 +76,11 @@ func (x *Index) searchCodes(ns string, q []float32, lo, hi int64, k int, allow f
 	qu := &query{f: q, q: quantizeQuery(q)}
 	p := x.plan(ns, lo, hi, true)
 	pool := &topK{k: poolSize(k)}
-	dim := x.dim
+	var sums [scanBlock]int32
 	for _, s := range p.cached {
-		i, _ := slices.BinarySearch(s.times, lo)
-		j, _ := slices.BinarySearch(s.times, hi)
-		for ; i < j; i++ {
-			if allow != nil && !allow(s.ids[i]) {
-				continue
-			}
-			pool.offerApprox(Match{ID: s.ids[i], Time: s.times[i], Score: qu.q.approx(s.codes[i*dim:(i+1)*dim], s.scales[i])}, qu.q.slack(s.scales[i]))
+		i, j := s.window(lo, hi)
+		for ; i < j; i += scanBlock {
+			scanCodes(&qu.q, s, i, min(j, i+scanBlock), x.dim, sums[:], pool, allow)
 		}
 	}
 	if len(p.gaps) > 0 {
@@ -93,6 +89,31 @@ func (x *Index) searchCodes(ns string, q []float32, lo, hi int64, k int, allow f
 		}
 	}
 	return x.rescore(ns, q, pool.h, k)
+}
+
+// scanBlock is how many codes of a cached segment scanCodes scores in
+// one call of [dotsI8]: 64 KiB of codes at 256 dimensions.
+const scanBlock = 256
+
+// scanCodes offers the codes i to j-1 of cached segment s (j-i at most
+// len(sums)) to pool by their approximate scores. It scores them in one
+// batch into sums, then passes by every code that the pool, once full,
+// would not admit, with one comparison against the pool's floor and
+// before the caller's filter. What the pool holds afterwards is what
+// offering the codes one at a time leaves in it.
+func scanCodes(q *qQuery, s *segment, i, j, dim int, sums []int32, pool *topK, allow func(string) bool) {
+	sums = sums[:j-i]
+	dotsI8(q.q16, s.codes[i*dim:j*dim], sums)
+	scales, times, ids := s.scales[i:j], s.times[i:j], s.ids[i:j]
+	floor := pool.floor()
+	for r, sum := range sums {
+		score := q.score(sum, scales[r])
+		if score < floor || !pool.admits(score, times[r]) || allow != nil && !allow(ids[r]) {
+			continue
+		}
+		pool.offerApprox(Match{ID: ids[r], Time: times[r], Score: score}, q.slack(scales[r]))
+		floor = pool.floor()
+	}
 }
 
 // rescore reads the float32 vectors of the candidates that can be among

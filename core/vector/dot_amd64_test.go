@@ -43,3 +43,34 @@ func TestDotI8AVX2MatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestDotsI8AVX2MatchesReference calls the batched assembly kernel
+// itself, at every length of kernelLengths that it takes (multiples of
+// 16) and with codes longer than the query (the stride a caller uses
+// when it leaves the last elements to the Go loop). On a CPU without
+// AVX2 it cannot run, and says so.
+func TestDotsI8AVX2MatchesReference(t *testing.T) {
+	if !useAVX2I8 {
+		t.Skip("this CPU has no AVX2: the batched int8 assembly kernel cannot run here (TestDotsI8MatchesReference still checks the Go loop)")
+	}
+	r := rand.New(rand.NewPCG(29, 30))
+	for _, kind := range []string{"random", "extreme", "zero"} {
+		for _, stride := range kernelLengths() {
+			for _, cols := range []int{stride &^ 15, 16} {
+				if cols == 0 || cols > stride {
+					continue
+				}
+				for _, n := range []int{8, 16, 24, 64} {
+					q, c := randomCodeRun(r, stride, n, kind)
+					got := make([]int32, n)
+					dotsI8AVX2(q[:cols], c, stride, got)
+					for i, g := range got {
+						if want := dotI8Wide(q[:cols], c[i*stride:]); int64(g) != want {
+							t.Fatalf("%s, stride %d, %d of %d elements, %d codes: code %d scores %d, want %d", kind, stride, cols, stride, n, i, g, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -12,3 +12,14 @@ func dotI8(q []int16, c []int8) int32 {
 	}
 	return dotI8Generic(q, c)
 }
+
+// dotsI8 sets out[r] to the sum of q_i*c[r*len(q)+i] over len(q)
+// elements for every r below len(out): the dot products of q with
+// len(out) codes laid end to end. len(c) must be at least
+// len(out)*len(q).
+func dotsI8(q []int16, c []int8, out []int32) {
+	if len(c) < len(out)*len(q) {
+		panic("vector: dotsI8 of too few codes")
+	}
+	dotsI8Generic(q, c, out)
+}

@@ -1,8 +1,8 @@
 package vector
 
 import (
-	"container/heap"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -123,6 +123,25 @@ type segment struct {
 	scales []float32
 	bytes  int64
 	used   uint64 // tick of the last search that scanned it
+}
+
+// window returns the range [i, j) of the segment's vectors with times in
+// [lo, hi). A segment that lies wholly inside, as every segment of a
+// search of all time does, is answered from its first and last times,
+// without a binary search through times that may not be in the caches.
+func (s *segment) window(lo, hi int64) (i, j int) {
+	n := len(s.times)
+	if n == 0 {
+		return 0, 0
+	}
+	if s.times[0] < lo {
+		i, _ = slices.BinarySearch(s.times, lo)
+	}
+	j = n
+	if s.times[n-1] >= hi {
+		j, _ = slices.BinarySearch(s.times, hi)
+	}
+	return i, j
 }
 
 // New returns an index of dim-dimensional vectors read through load and
@@ -255,8 +274,7 @@ func (x *Index) Search(ns string, q []float32, since, before time.Time, k int, a
 	h := &topK{k: k}
 	dim := x.dim
 	for _, s := range p.cached {
-		i, _ := slices.BinarySearch(s.times, lo)
-		j, _ := slices.BinarySearch(s.times, hi)
+		i, j := s.window(lo, hi)
 		for ; i < j; i++ {
 			if allow != nil && !allow(s.ids[i]) {
 				continue
@@ -415,12 +433,6 @@ func worse(a, b Match) bool {
 	return a.Time < b.Time
 }
 
-func (t *topK) Len() int           { return len(t.h) }
-func (t *topK) Less(i, j int) bool { return worse(t.h[i].Match, t.h[j].Match) }
-func (t *topK) Swap(i, j int)      { t.h[i], t.h[j] = t.h[j], t.h[i] }
-func (t *topK) Push(v any)         { t.h = append(t.h, v.(scored)) }
-func (t *topK) Pop() any           { v := t.h[len(t.h)-1]; t.h = t.h[:len(t.h)-1]; return v }
-
 func (t *topK) offer(m Match) { t.offerApprox(m, 0) }
 
 // admits reports whether a match of this score and time would be kept,
@@ -433,13 +445,67 @@ func (t *topK) admits(score float32, unixNano int64) bool {
 // score.
 func (t *topK) offerApprox(m Match, slack float32) {
 	if len(t.h) < t.k {
-		heap.Push(t, scored{m, slack})
+		t.h = append(t.h, scored{m, slack})
+		t.up(len(t.h) - 1)
 		return
 	}
 	if worse(t.h[0].Match, m) {
 		t.h[0] = scored{m, slack}
-		heap.Fix(t, 0)
+		t.down(0)
 	}
+}
+
+// floor returns the score a match must reach to be admitted, the
+// lowest score in the heap once it is full, or -Inf before. A match that
+// scores less is not admitted, so a scan passes it by with one
+// comparison (admits decides a match that scores the floor exactly).
+func (t *topK) floor() float32 {
+	if len(t.h) < t.k {
+		return float32(math.Inf(-1))
+	}
+	return t.h[0].Score
+}
+
+// up restores the heap order after a match was appended at j, and down
+// after the match at i was replaced by a better one. They make the moves
+// container/heap's up and down make, without its calls through
+// heap.Interface and moving the match once, to where its swaps would
+// leave it, so that even matches that tie on score and time are kept as
+// container/heap keeps them.
+func (t *topK) up(j int) {
+	h := t.h
+	m := h[j]
+	for j > 0 {
+		i := (j - 1) / 2 // parent
+		if !worse(m.Match, h[i].Match) {
+			break
+		}
+		h[j] = h[i]
+		j = i
+	}
+	h[j] = m
+}
+
+func (t *topK) down(i int) {
+	h := t.h
+	n := len(h)
+	m := h[i]
+	for {
+		// The left child; j < 0 after an int overflow.
+		j := 2*i + 1
+		if j >= n || j < 0 {
+			break
+		}
+		if j2 := j + 1; j2 < n && worse(h[j2].Match, h[j].Match) {
+			j = j2 // right child
+		}
+		if !worse(h[j].Match, m.Match) {
+			break
+		}
+		h[i] = h[j]
+		i = j
+	}
+	h[i] = m
 }
 
 func (t *topK) sorted() []Match {

@@ -390,3 +390,23 @@ func BenchmarkDot256(b *testing.B) {
 	}
 	_ = s
 }
+
+// TestSegmentWindow checks segment.window against binary searches of
+// both bounds, for windows inside, around and beside a segment's times,
+// repeated times included.
+func TestSegmentWindow(t *testing.T) {
+	s := &segment{times: []int64{10, 20, 20, 30, 40, 40}}
+	for _, w := range [][2]int64{
+		{minInt64, maxInt64}, {10, 41}, {11, 40}, {20, 21}, {20, 40}, {0, 10},
+		{41, 50}, {0, 5}, {40, 41}, {25, 26}, {10, 10}, {minInt64, 20}, {30, maxInt64},
+	} {
+		i, _ := slices.BinarySearch(s.times, w[0])
+		j, _ := slices.BinarySearch(s.times, w[1])
+		if gi, gj := s.window(w[0], w[1]); gi != i || gj != j {
+			t.Errorf("window(%d, %d) = [%d, %d), want [%d, %d)", w[0], w[1], gi, gj, i, j)
+		}
+	}
+	if i, j := (&segment{}).window(0, 1); i != 0 || j != 0 {
+		t.Errorf("window of an empty segment = [%d, %d)", i, j)
+	}
+}
