@@ -453,16 +453,6 @@ func (m *maintainer) removeLoose(dir string, man *archive.Manifest) error {
 			}
 		}
 	}
-	var dirs []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			dirs = append(dirs, p)
-		}
-		return nil
-	})
-	slices.Reverse(dirs)
-	for _, d := range dirs {
-		os.Remove(d) // fails, harmlessly, if not empty
-	}
+	removeEmptyDirs(dir)
 	return nil
 }

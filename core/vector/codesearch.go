@@ -133,15 +133,9 @@ func (x *Index) rescore(ns string, q []float32, cands []scored, k int) ([]Match,
 	h := &topK{k: k}
 	var scratch []float32
 	err := x.codes.Fetch(ns, keys, func(i int, raw []byte) error {
-		var v []float32
-		if x.inPlace && len(raw)%4 == 0 {
-			v = view(raw)
-		} else {
-			scratch = x.decode(scratch[:0], raw)
-			v = scratch
-		}
-		if len(v) != x.dim {
-			return fmt.Errorf("vector of chunk %s has dimension %d, want %d", keys[i].ID, len(v), x.dim)
+		v, err := floats(x, keys[i].ID, raw, &scratch)
+		if err != nil {
+			return err
 		}
 		h.offer(Match{ID: keys[i].ID, Time: keys[i].Time, Score: Dot(q, v)})
 		return nil

@@ -527,3 +527,30 @@ func (t *topK) sorted() []Match {
 	})
 	return out
 }
+
+// floats returns the float32s of chunk id's stored vector raw: raw itself
+// where vectors are read in place, else raw decoded into *scratch, which
+// is reused from call to call. It fails when the dimension is not the
+// index's.
+func floats[ID string | []byte](x *Index, id ID, raw []byte, scratch *[]float32) ([]float32, error) {
+	var v []float32
+	if x.inPlace && len(raw)%4 == 0 {
+		v = view(raw)
+	} else {
+		*scratch = x.decode((*scratch)[:0], raw)
+		v = *scratch
+	}
+	if len(v) != x.dim {
+		return nil, fmt.Errorf("vector of chunk %s has dimension %d, want %d", id, len(v), x.dim)
+	}
+	return v, nil
+}
+
+// codeOf returns the int8s and the scale of chunk id's stored code raw. It
+// fails when raw is not a code of the index's dimension.
+func codeOf[ID string | []byte](x *Index, id ID, raw []byte) ([]int8, float32, error) {
+	if len(raw) != CodeSize(x.dim) {
+		return nil, 0, fmt.Errorf("code of chunk %s has %d bytes, want %d", id, len(raw), CodeSize(x.dim))
+	}
+	return codeInt8s(raw, x.dim), codeScale(raw, x.dim), nil
+}

@@ -85,21 +85,16 @@ func (x *Index) readSegment(ns string, b int64, code bool, n int) (*segment, err
 	var scratch []float32
 	err := load(ns, segmentStart(b), segmentStart(b+1), func(id []byte, t int64, raw []byte) error {
 		if code {
-			if len(raw) != CodeSize(x.dim) {
-				return fmt.Errorf("code of chunk %s has %d bytes, want %d", id, len(raw), CodeSize(x.dim))
+			c, scale, err := codeOf(x, id, raw)
+			if err != nil {
+				return err
 			}
-			s.codes = append(s.codes, codeInt8s(raw, x.dim)...)
-			s.scales = append(s.scales, codeScale(raw, x.dim))
+			s.codes = append(s.codes, c...)
+			s.scales = append(s.scales, scale)
 		} else {
-			var v []float32
-			if x.inPlace && len(raw)%4 == 0 {
-				v = view(raw)
-			} else {
-				scratch = x.decode(scratch[:0], raw)
-				v = scratch
-			}
-			if len(v) != x.dim {
-				return fmt.Errorf("vector of chunk %s has dimension %d, want %d", id, len(v), x.dim)
+			v, err := floats(x, id, raw, &scratch)
+			if err != nil {
+				return err
 			}
 			s.vecs = append(s.vecs, v...)
 		}

@@ -52,20 +52,14 @@ func (x *Index) stream(ns string, q *query, p *plan, h *topK, allow func(string)
 			var v []float32
 			var c []int8
 			var cs float32
-			switch {
-			case p.code:
-				if len(raw) != CodeSize(dim) {
-					return fmt.Errorf("code of chunk %s has %d bytes, want %d", id, len(raw), CodeSize(dim))
-				}
-				c, cs = codeInt8s(raw, dim), codeScale(raw, dim)
-			case x.inPlace && len(raw)%4 == 0:
-				v = view(raw)
-			default:
-				scratch = x.decode(scratch[:0], raw)
-				v = scratch
+			var err error
+			if p.code {
+				c, cs, err = codeOf(x, id, raw)
+			} else {
+				v, err = floats(x, id, raw, &scratch)
 			}
-			if !p.code && len(v) != dim {
-				return fmt.Errorf("vector of chunk %s has dimension %d, want %d", id, len(v), dim)
+			if err != nil {
+				return err
 			}
 			vb := vectorBytes(dim, len(id), p.code)
 			streamed += vb
