@@ -29,7 +29,7 @@ type sessionPlan struct {
 	file        string
 	msgs        []planMsg // all messages, in order
 	oldIDs      []string
-	old         map[core.ChunkKey]*store.Chunk
+	old         map[core.ChunkKey]*storedChunk
 	oldSession  *store.Session
 	chunks      []*plannedChunk
 	// extractFails are the extractions that failed, to retry later.
@@ -47,7 +47,7 @@ type planMsg struct {
 type plannedChunk struct {
 	rec    *store.Chunk
 	chunk  core.Chunk // with messages, for extractors and content
-	old    *store.Chunk
+	old    *storedChunk
 	vec    []float32 // nil when the old vector is kept
 	embed  bool
 	fields bool // indexed fields changed
@@ -58,7 +58,7 @@ type plannedChunk struct {
 // Stored messages for which drop returns true are left out: those that a
 // changed source replaces or a forget removes.
 func (w *writer) loadSession(tx *store.Tx, ns, session string, added []*newMsg, drop func(core.MessageKey) bool) (*sessionPlan, error) {
-	p := &sessionPlan{ns: ns, session: session, old: map[core.ChunkKey]*store.Chunk{}}
+	p := &sessionPlan{ns: ns, session: session, old: map[core.ChunkKey]*storedChunk{}}
 	stored, refs, err := tx.SessionMessages(ns, session)
 	if err != nil {
 		return nil, err
@@ -95,15 +95,31 @@ func (w *writer) loadSession(tx *store.Tx, ns, session string, added []*newMsg, 
 		p.file = transcript.SessionFile(ns, session, p.msgs[0].Time)
 	}
 	p.oldIDs = tx.SessionChunkIDs(ns, session)
-	for _, id := range p.oldIDs {
-		c, err := tx.Chunk(id)
-		if err != nil {
-			return nil, err
-		}
-		p.old[c.Key] = c
+	if err := p.loadOld(tx, p.oldIDs); err != nil {
+		return nil, err
 	}
 	p.oldSession, err = tx.Session(ns, session)
 	return p, err
+}
+
+// storedChunk is a stored chunk as a plan reads it: without its text and
+// message references (store's ChunkBrief), and its stored bytes, for
+// sameRecord.
+type storedChunk struct {
+	*store.Chunk
+	raw []byte
+}
+
+// loadOld reads the stored chunks ids into the plan's old chunks.
+func (p *sessionPlan) loadOld(tx *store.Tx, ids []string) error {
+	for _, id := range ids {
+		c, raw, err := tx.ChunkBrief(id)
+		if err != nil {
+			return err
+		}
+		p.old[c.Key] = &storedChunk{c, raw}
+	}
+	return nil
 }
 
 // chunkSession cuts a planned session into chunks and runs the extractors

@@ -411,12 +411,8 @@ func (w *writer) planStagedBatch(tx *store.Tx, run *stageRun, msgs []core.Messag
 		}
 		if ss := staged[sk]; ss != nil {
 			p.oldIDs = ss.IDs
-			for _, id := range ss.IDs {
-				c, err := tx.Chunk(id)
-				if err != nil {
-					return err
-				}
-				p.old[c.Key] = c
+			if err := p.loadOld(tx, ss.IDs); err != nil {
+				return err
 			}
 		}
 		b.plans = append(b.plans, p)
@@ -518,7 +514,7 @@ func writeStagedSession(tx *store.Tx, stage string, p *sessionPlan, written *sta
 	}
 	for _, old := range p.old {
 		if !slices.Contains(ids, old.ID) {
-			if err := tx.DeleteStagedChunk(stage, old); err != nil {
+			if err := tx.DeleteStagedChunk(stage, old.Chunk); err != nil {
 				return err
 			}
 			written.add(stagedChunk{id: old.ID})

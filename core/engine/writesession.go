@@ -105,7 +105,7 @@ func deleteGoneChunks(tx *store.Tx, p *sessionPlan, ids []string) ([]touchedChun
 		if keep[old.ID] {
 			continue
 		}
-		if err := tx.DeleteChunk(old); err != nil {
+		if err := tx.DeleteChunk(old.Chunk); err != nil {
 			return nil, 0, err
 		}
 		touched = append(touched, touchedChunk{p.ns, old.StartTime()})
@@ -138,10 +138,12 @@ func putSession(tx *store.Tx, p *sessionPlan, ids []string) error {
 	return tx.MarkSessionDirty(p.ns, p.session)
 }
 
-func sameRecord(a, b *store.Chunk) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+// sameRecord reports whether chunk c is stored as it is: whether its
+// record encodes to old's stored bytes, as the store writes it. A chunk
+// that an earlier version encoded otherwise is written again, once.
+func sameRecord(old *storedChunk, c *store.Chunk) bool {
+	b, err := json.Marshal(c)
+	return err == nil && bytes.Equal(old.raw, b)
 }
 
 // closeSession is [Engine.CloseSession].

@@ -94,19 +94,27 @@ func (x *Index) Presence(ctx context.Context, ids, terms []string) ([][]uint8, e
 			if err != nil {
 				return nil, fmt.Errorf("reading index: %w", err)
 			}
+			// at is the posting the reader stands on. A document at or
+			// before it is answered from it: bleve's Advance to a
+			// position at or before the reader's opens the reader again
+			// from the start.
+			var at bindex.IndexInternalID
 			for _, d := range docs {
 				if out[d.row][j] >= f.mark {
 					continue
 				}
-				m, err := tfr.Advance(d.id, nil)
-				if err != nil {
-					tfr.Close()
-					return nil, fmt.Errorf("reading index: %w", err)
+				if at == nil || at.Compare(d.id) < 0 {
+					m, err := tfr.Advance(d.id, nil)
+					if err != nil {
+						tfr.Close()
+						return nil, fmt.Errorf("reading index: %w", err)
+					}
+					if m == nil {
+						break
+					}
+					at = append(at[:0], m.ID...)
 				}
-				if m == nil {
-					break
-				}
-				if m.ID.Equals(d.id) {
+				if at.Equals(d.id) {
 					out[d.row][j] = f.mark
 				}
 			}

@@ -2,9 +2,12 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/huimemory/huimemory/core"
 )
@@ -99,4 +102,50 @@ func FuzzParseChunkHead(f *testing.F) {
 		checkHead(t, c)
 		parseChunkHead([]byte(text)) // any bytes: an error, never a panic
 	})
+}
+
+// TestChunkBrief checks that ChunkBrief reads every field of a stored
+// chunk but its text and message references, and hands back a copy of
+// the stored bytes.
+func TestChunkBrief(t *testing.T) {
+	s := openTest(t)
+	c := &Chunk{
+		ID: "a3f2c7", Prev: "k7f2a1", Next: "d2n7p3", Key: core.ChunkKey{1, 2, 3}, NS: "team", Session: "s1",
+		Time: "2026-04-13T09:30:00+08:00", End: "2026-04-13T09:31:00+08:00", File: "sessions/x.md", LineStart: 3, LineEnd: 9,
+		Msgs: []MsgRef{{T: 1, Q: 2}}, Text: `a "quoted" text with {"m": [1]} inside`, Section: "intro", Topic: "trip",
+		Memories: []core.Memory{{Type: "preference", Topic: "tea", Entities: []string{"ann"}}}, Roles: []string{"user"}, Speakers: []string{"ann"},
+		Hash: "abc", PendingExtract: []string{"topics"},
+	}
+	if err := s.Update(func(tx *Tx) error { return tx.PutChunk(c, true) }); err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *Chunk
+	var raw []byte
+	if err := s.View(func(tx *Tx) error {
+		got, raw, err = tx.ChunkBrief(c.ID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if string(raw) != string(want) {
+		t.Errorf("raw = %s, want %s", raw, want)
+	}
+	brief := *c
+	brief.Msgs, brief.Text = nil, ""
+	if diff := cmp.Diff(&brief, got); diff != "" {
+		t.Errorf("ChunkBrief (-want +got):\n%s", diff)
+	}
+	if err := s.View(func(tx *Tx) error {
+		_, _, err := tx.ChunkBrief("nosuch")
+		if !errors.Is(err, core.ErrNotFound) {
+			t.Errorf("ChunkBrief of a missing chunk: %v, want ErrNotFound", err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }

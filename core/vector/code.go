@@ -60,6 +60,8 @@ type qQuery struct {
 	scale float32
 	// perScale is a code's slack per unit of its scale (see slack).
 	perScale float32
+	// nz lists the dimensions at which q16 is not zero (sparse.go).
+	nz []int
 }
 
 // qMax is the largest |q16_i| of a dim-dimensional query: 32767, or less
@@ -88,6 +90,7 @@ func quantizeQuery(q []float32) qQuery {
 		l1 += math.Abs(float64(f))
 	}
 	out.perScale = float32(l1/2 + float64(out.scale)*127*float64(len(q))/2 + slackRel*127*l1)
+	out.nz = nonzeros(out.q16)
 	return out
 }
 

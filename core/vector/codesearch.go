@@ -77,10 +77,15 @@ func (x *Index) searchCodes(ns string, q []float32, lo, hi int64, k int, allow f
 	p := x.plan(ns, lo, hi, true)
 	pool := &topK{k: poolSize(k)}
 	var sums [scanBlock]int32
-	for _, s := range p.cached {
+	sparse := len(qu.q.nz) <= sparseMax(x.dim)
+	for n, s := range p.cached {
+		var cols []int8
+		if sparse {
+			cols = x.columns(ns, p.keys[n], s, p.tick)
+		}
 		i, j := s.window(lo, hi)
 		for ; i < j; i += scanBlock {
-			scanCodes(&qu.q, s, i, min(j, i+scanBlock), x.dim, sums[:], pool, allow)
+			scanCodes(&qu.q, s, cols, i, min(j, i+scanBlock), x.dim, sums[:], pool, allow)
 		}
 	}
 	if len(p.gaps) > 0 {
@@ -97,13 +102,18 @@ const scanBlock = 256
 
 // scanCodes offers the codes i to j-1 of cached segment s (j-i at most
 // len(sums)) to pool by their approximate scores. It scores them in one
-// batch into sums, then passes by every code that the pool, once full,
-// would not admit, with one comparison against the pool's floor and
-// before the caller's filter. What the pool holds afterwards is what
+// batch into sums, from the segment's columns if cols holds them (a
+// sparse query's search; see sparse.go), else by rows; then it passes by
+// every code that the pool, once full, would not admit, with one
+// comparison against the pool's floor and before the caller's filter. What the pool holds afterwards is what
 // offering the codes one at a time leaves in it.
-func scanCodes(q *qQuery, s *segment, i, j, dim int, sums []int32, pool *topK, allow func(string) bool) {
+func scanCodes(q *qQuery, s *segment, cols []int8, i, j, dim int, sums []int32, pool *topK, allow func(string) bool) {
 	sums = sums[:j-i]
-	dotsI8(q.q16, s.codes[i*dim:j*dim], sums)
+	if cols != nil {
+		sumColumns(q, cols, len(s.ids), i, j, sums)
+	} else {
+		dotsI8(q.q16, s.codes[i*dim:j*dim], sums)
+	}
 	scales, times, ids := s.scales[i:j], s.times[i:j], s.ids[i:j]
 	floor := pool.floor()
 	for r, sum := range sums {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,8 +21,15 @@ type codeStore struct {
 	byID           map[string]row
 	raws           map[string][]byte // by id
 	ready          bool
+	mu             sync.Mutex // guards the counts, for concurrent searches
 	codeReads      int
 	fetches, calls int
+}
+
+func (c *codeStore) count(n *int) {
+	c.mu.Lock()
+	*n++
+	c.mu.Unlock()
 }
 
 func newCodeStore(m *memStore) *codeStore {
@@ -55,7 +63,7 @@ func (c *codeStore) loadCodes(ns string, from, to time.Time, fn func([]byte, int
 		if r.ns != ns {
 			continue
 		}
-		c.codeReads++
+		c.count(&c.codeReads)
 		idb = append(idb[:0], r.id...) // one buffer, as in memStore.load
 		if err := fn(idb, r.t, c.codes[r.id]); err != nil {
 			return err
@@ -65,7 +73,7 @@ func (c *codeStore) loadCodes(ns string, from, to time.Time, fn func([]byte, int
 }
 
 func (c *codeStore) fetch(ns string, keys []Key, fn func(int, []byte) error) error {
-	c.calls++
+	c.count(&c.calls)
 	for i, k := range keys {
 		if i > 0 && (keys[i-1].Time > k.Time || keys[i-1].Time == k.Time && keys[i-1].ID >= k.ID) {
 			return fmt.Errorf("keys out of store order at %d", i)
@@ -74,7 +82,7 @@ func (c *codeStore) fetch(ns string, keys []Key, fn func(int, []byte) error) err
 		if !ok || r.t != k.Time || r.ns != ns {
 			continue
 		}
-		c.fetches++
+		c.count(&c.fetches)
 		if err := fn(i, c.raws[r.id]); err != nil {
 			return err
 		}

@@ -4,7 +4,10 @@
 // Where the store keeps an int8 code beside each vector ([Codes],
 // code.go), a search scans the codes instead, a quarter of the bytes, and
 // rescores its best candidates with their float32 vectors, so that it
-// returns the exact scan's matches and scores (codesearch.go).
+// returns the exact scan's matches and scores (codesearch.go). A query
+// nonzero in few dimensions, as the hash embedder's are, is scored from a
+// copy of the cached codes laid out by dimension, reading only its own
+// dimensions' columns (sparse.go).
 //
 // Vectors live in the store (see core/store); this package keeps a cache
 // of them (or of their codes) per namespace, cut into week-long segments

@@ -216,3 +216,56 @@ cols16:
 
 	VZEROUPPER
 	RET
+
+// func accI8AVX2(acc []int32, c []int8, q int32)
+// Requires len(c) >= len(acc); adds q*c[r] to acc[r], sixteen elements
+// per pass, the rest one at a time.
+TEXT ·accI8AVX2(SB), NOSPLIT, $0-52
+	MOVQ         acc_base+0(FP), DI
+	MOVQ         acc_len+8(FP), CX
+	MOVQ         c_base+24(FP), SI
+	MOVL         q+48(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+
+acc16:
+	CMPQ      CX, $16
+	JL        acc8
+	VPMOVSXBD (SI), Y1
+	VPMOVSXBD 8(SI), Y2
+	VPMULLD   Y0, Y1, Y1
+	VPMULLD   Y0, Y2, Y2
+	VPADDD    (DI), Y1, Y1
+	VPADDD    32(DI), Y2, Y2
+	VMOVDQU   Y1, (DI)
+	VMOVDQU   Y2, 32(DI)
+	ADDQ      $16, SI
+	ADDQ      $64, DI
+	SUBQ      $16, CX
+	JMP       acc16
+
+acc8:
+	CMPQ      CX, $8
+	JL        acc1
+	VPMOVSXBD (SI), Y1
+	VPMULLD   Y0, Y1, Y1
+	VPADDD    (DI), Y1, Y1
+	VMOVDQU   Y1, (DI)
+	ADDQ      $8, SI
+	ADDQ      $32, DI
+	SUBQ      $8, CX
+
+acc1:
+	CMPQ    CX, $0
+	JE      accdone
+	MOVBLSX (SI), AX
+	IMULL   BX, AX
+	ADDL    AX, (DI)
+	INCQ    SI
+	ADDQ    $4, DI
+	DECQ    CX
+	JMP     acc1
+
+accdone:
+	VZEROUPPER
+	RET

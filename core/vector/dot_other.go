@@ -23,3 +23,7 @@ func dotsI8(q []int16, c []int8, out []int32) {
 	}
 	dotsI8Generic(q, c, out)
 }
+
+// accI8 adds q*c[r] to acc[r] for every r below len(acc); len(c) must be
+// at least len(acc).
+func accI8(acc []int32, c []int8, q int32) { accI8Generic(acc, c, q) }

@@ -121,8 +121,12 @@ type segment struct {
 	// len(ids)*dim int8s and len(ids) scales.
 	codes  []int8
 	scales []float32
-	bytes  int64
-	used   uint64 // tick of the last search that scanned it
+	// cols holds the codes laid out by dimension, for sparse queries,
+	// once a sparse search has asked for them (sparse.go).
+	colsOnce sync.Once
+	cols     []int8
+	bytes    int64
+	used     uint64 // tick of the last search that scanned it
 }
 
 // window returns the range [i, j) of the segment's vectors with times in
@@ -302,7 +306,9 @@ type gap struct{ lo, hi int64 }
 // plan is what one search reads: cached segments and gaps.
 type plan struct {
 	cached []*segment
-	gaps   []gap
+	// keys holds the cached segments' numbers.
+	keys []int64
+	gaps []gap
 	// admit lists the segments to copy into the cache as they are read,
 	// with their versions when the search started.
 	admit map[int64]uint64
@@ -360,6 +366,7 @@ func (x *Index) plan(ns string, lo, hi int64, code bool) *plan {
 		p.room -= s.bytes
 		p.cachedBytes += s.bytes
 		p.cached = append(p.cached, s)
+		p.keys = append(p.keys, b)
 		if start := b*weekNanos + mondayOffset; start > at {
 			p.gaps = append(p.gaps, gap{at, start})
 		}
