@@ -99,25 +99,12 @@ func (t *Tx) ChunkBrief(id string) (*Chunk, []byte, error) {
 	if v == nil {
 		return nil, nil, fmt.Errorf("chunk %q: %w", id, core.ErrNotFound)
 	}
-	var b chunkBrief
-	if err := json.Unmarshal(v, &b); err != nil {
+	c, err := decodeChunkBrief(v)
+	if err != nil {
 		return nil, nil, fmt.Errorf("decoding chunk %q: %w", id, err)
 	}
-	return &b.Chunk, bytes.Clone(v), nil
+	return &c, bytes.Clone(v), nil
 }
-
-// chunkBrief decodes a stored chunk but for its text and message
-// references, which its own fields, named as theirs, pass by.
-type chunkBrief struct {
-	Chunk
-	Msgs passBy `json:"m"`
-	Text passBy `json:"x"`
-}
-
-// passBy is a JSON value that decoding passes by.
-type passBy struct{}
-
-func (*passBy) UnmarshalJSON([]byte) error { return nil }
 
 // ChunkHead is the start of a stored chunk: its links, namespace, session
 // and time, read without decoding its messages.
