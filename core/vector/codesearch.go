@@ -78,14 +78,19 @@ func (x *Index) searchCodes(ns string, q []float32, lo, hi int64, k int, allow f
 	pool := &topK{k: poolSize(k)}
 	var sums [scanBlock]int32
 	sparse := len(qu.q.nz) <= sparseMax(x.dim)
-	for n, s := range p.cached {
+	// Newest first: of two codes that tie, the pool keeps the newer, so a
+	// code that ties the pool's floor (as the many zeros of a sparse
+	// query do) is passed by, where oldest first each one would replace
+	// the oldest in the pool.
+	for n := len(p.cached) - 1; n >= 0; n-- {
+		s := p.cached[n]
 		var cols []int8
 		if sparse {
 			cols = x.columns(ns, p.keys[n], s, p.tick)
 		}
 		i, j := s.window(lo, hi)
-		for ; i < j; i += scanBlock {
-			scanCodes(&qu.q, s, cols, i, min(j, i+scanBlock), x.dim, sums[:], pool, allow)
+		for ; j > i; j -= scanBlock {
+			scanCodes(&qu.q, s, cols, max(i, j-scanBlock), j, x.dim, sums[:], pool, allow)
 		}
 	}
 	if len(p.gaps) > 0 {
@@ -103,10 +108,11 @@ const scanBlock = 256
 // scanCodes offers the codes i to j-1 of cached segment s (j-i at most
 // len(sums)) to pool by their approximate scores. It scores them in one
 // batch into sums, from the segment's columns if cols holds them (a
-// sparse query's search; see sparse.go), else by rows; then it passes by
-// every code that the pool, once full, would not admit, with one
-// comparison against the pool's floor and before the caller's filter. What the pool holds afterwards is what
-// offering the codes one at a time leaves in it.
+// sparse query's search; see sparse.go), else by rows; then, newest
+// first, it passes by every code that the pool, once full, would not
+// admit, with one comparison against the pool's floor and before the
+// caller's filter. What the pool holds afterwards is what offering the
+// codes one at a time, newest first, leaves in it.
 func scanCodes(q *qQuery, s *segment, cols []int8, i, j, dim int, sums []int32, pool *topK, allow func(string) bool) {
 	sums = sums[:j-i]
 	if cols != nil {
@@ -116,8 +122,8 @@ func scanCodes(q *qQuery, s *segment, cols []int8, i, j, dim int, sums []int32, 
 	}
 	scales, times, ids := s.scales[i:j], s.times[i:j], s.ids[i:j]
 	floor := pool.floor()
-	for r, sum := range sums {
-		score := q.score(sum, scales[r])
+	for r := len(sums) - 1; r >= 0; r-- {
+		score := q.score(sums[r], scales[r])
 		if score < floor || !pool.admits(score, times[r]) || allow != nil && !allow(ids[r]) {
 			continue
 		}
