@@ -47,17 +47,7 @@ func (*passBy) UnmarshalJSON([]byte) error { return nil }
 // anything else, valid or not.
 func parseChunkBrief(v []byte, c *Chunk) bool {
 	p := headParser{b: v}
-	if !p.expect('{') {
-		return false
-	}
-	if p.expect('}') {
-		return p.end()
-	}
-	for {
-		key, _, escaped, err := p.rawString()
-		if err != nil || escaped || !p.expect(':') {
-			return false
-		}
+	return p.object(func(key []byte) bool {
 		var dst *string
 		switch string(key) {
 		case "id":
@@ -84,45 +74,28 @@ func parseChunkBrief(v []byte, c *Chunk) bool {
 			dst = &c.Hash
 		case "k":
 			s, ok := p.quick()
-			if !ok || c.Key.UnmarshalText([]byte(s)) != nil {
-				return false
-			}
+			return ok && c.Key.UnmarshalText([]byte(s)) == nil
 		case "q":
-			switch p.token() {
-			case "true":
-				c.Asks = true
-			case "false":
-				c.Asks = false
-			default:
-				return false
-			}
+			var ok bool
+			c.Asks, ok = p.flag()
+			return ok
 		case "ls", "le":
 			n, err := strconv.Atoi(p.integer(true))
-			if err != nil {
-				return false
-			}
 			if string(key) == "ls" {
 				c.LineStart = n
 			} else {
 				c.LineEnd = n
 			}
+			return err == nil
 		case "m":
 			if p.peek('n') {
-				if p.token() != "null" {
-					return false
-				}
-			} else if !p.passMsgRefs() {
-				return false
+				return p.token() == "null"
 			}
+			return p.passMsgRefs()
 		case "x":
-			if !p.passString() {
-				return false
-			}
+			return p.passString()
 		case "roles", "spk", "px":
 			ss, ok := p.strings()
-			if !ok {
-				return false
-			}
 			switch string(key) {
 			case "roles":
 				c.Roles = ss
@@ -131,6 +104,7 @@ func parseChunkBrief(v []byte, c *Chunk) bool {
 			default:
 				c.PendingExtract = ss
 			}
+			return ok
 		case "mem":
 			p.ws()
 			start := p.i
@@ -142,21 +116,12 @@ func parseChunkBrief(v []byte, c *Chunk) bool {
 				return false
 			}
 			c.Memories = mem
+			return true
 		default:
 			return false // another key, or another spelling of one
 		}
-		if dst != nil {
-			s, ok := p.quick()
-			if !ok {
-				return false
-			}
-			*dst = s
-		}
-		if p.expect(',') {
-			continue
-		}
-		return p.expect('}') && p.end()
-	}
+		return p.quickInto(dst)
+	})
 }
 
 // strings reads a JSON array of strings, as quick reads each.

@@ -35,19 +35,9 @@ func decodeMessage(v []byte) (Message, error) {
 // of their types. It reports false for anything else, valid or not.
 func parseMessage(v []byte, m *Message) bool {
 	p := headParser{b: v}
-	if !p.expect('{') {
-		return false
-	}
-	if p.expect('}') {
-		return p.end()
-	}
-	for {
-		key, ok := p.quick()
-		if !ok || !p.expect(':') {
-			return false
-		}
+	return p.object(func(key []byte) bool {
 		var dst *string
-		switch key {
+		switch string(key) {
 		case "n":
 			dst = &m.NS
 		case "s":
@@ -64,40 +54,63 @@ func parseMessage(v []byte, m *Message) bool {
 			dst = &m.Ref
 		case "q":
 			n, err := strconv.ParseUint(p.integer(false), 10, 64)
-			if err != nil {
-				return false
-			}
 			m.Seq = n
+			return err == nil
 		case "l":
 			n, err := strconv.Atoi(p.integer(true))
-			if err != nil {
-				return false
-			}
 			m.Lines = n
+			return err == nil
 		case "z":
-			switch p.token() {
-			case "true":
-				m.Sealed = true
-			case "false":
-				m.Sealed = false
-			default:
-				return false
-			}
+			var ok bool
+			m.Sealed, ok = p.flag()
+			return ok
 		default:
 			return false // another key, or another spelling of one
 		}
-		if dst != nil {
-			s, ok := p.quick()
-			if !ok {
-				return false
-			}
-			*dst = s
+		return p.quickInto(dst)
+	})
+}
+
+// object reads the object at the cursor, the whole of what is left but
+// white space, calling field with each key, unescaped (as the store
+// writes keys), and the cursor at its value; field reads the value and
+// reports whether it could. It reports false for anything else.
+func (p *headParser) object(field func(key []byte) bool) bool {
+	if !p.expect('{') {
+		return false
+	}
+	if p.expect('}') {
+		return p.end()
+	}
+	for {
+		key, _, escaped, err := p.rawString()
+		if err != nil || escaped || !p.expect(':') || !field(key) {
+			return false
 		}
 		if p.expect(',') {
 			continue
 		}
 		return p.expect('}') && p.end()
 	}
+}
+
+// quickInto reads a JSON string into *dst, as quick reads it.
+func (p *headParser) quickInto(dst *string) bool {
+	s, ok := p.quick()
+	*dst = s
+	return ok
+}
+
+// flag reads a bare JSON true or false, reporting false for anything
+// else.
+func (p *headParser) flag() (v, ok bool) {
+	switch p.token() {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
 }
 
 // integer reads the bare value at the cursor if it is a JSON integer
