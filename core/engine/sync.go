@@ -197,9 +197,6 @@ func (w *writer) applyOutbox(ctx context.Context) error {
 // every batch but the last records generation old, the last gen.
 func (w *writer) indexChunks(ctx context.Context, ids []string, old, gen uint64, appliers int) error {
 	bulk := len(ids) >= bulkMin
-	if w.backend != nil {
-		appliers = 1 // a backend's batches are transactions on one record
-	}
 	grp, gctx := errgroup.WithContext(ctx)
 	batches := make(chan outboxBatch, 1)
 	grp.Go(func() error {
@@ -235,6 +232,10 @@ func (w *writer) indexChunks(ctx context.Context, ids []string, old, gen uint64,
 // outboxAppliers is how many index batches applyOutbox writes at once:
 // with the reader and bleve's analysis workers, enough to keep two cores
 // busy, and each batch holds its analysis in memory until it is written.
+// On a backend each batch is a transaction: one is analysed, or writes
+// its documents, while the other updates the term statistics they share
+// (the second waits for the first's commit there, and never deadlocks:
+// see core/postgres's updateTermStats).
 const outboxAppliers = 2
 
 // outboxReadAhead is how many chunks readOutbox reads at a time.

@@ -497,7 +497,8 @@ func updateTermStats(ctx context.Context, tx pgx.Tx, ns string, delta map[termKe
 	if len(fewer) == 0 {
 		return dTerms, nil // no term can have reached 0
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM lex_terms WHERE ns = $1 AND df <= 0 AND term = ANY($2)`, ns, fewer); err != nil {
+	if _, err := tx.Exec(ctx, `DELETE FROM lex_terms
+		WHERE ns = $1 AND field = ANY('{A,B,C}'::"char"[]) AND term = ANY($2) AND df <= 0`, ns, fewer); err != nil {
 		return dTerms, fmt.Errorf("updating term statistics: %w", err)
 	}
 	return dTerms, nil

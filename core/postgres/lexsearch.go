@@ -159,7 +159,8 @@ func queryTerms(toks []string) (distinct []string, mult map[string]int) {
 
 // sqlTermDFs reads the document frequencies of terms $2 in namespace $1,
 // by field.
-const sqlTermDFs = `SELECT field::text, term, df FROM lex_terms WHERE ns = $1 AND term = ANY($2)`
+const sqlTermDFs = `SELECT field::text, term, df FROM lex_terms
+	WHERE ns = $1 AND field = ANY('{A,B,C}'::"char"[]) AND term = ANY($2)`
 
 // bm25IDF returns the idf of a term in a field, from the namespace's
 // statistics st and the query terms' document frequencies df.

@@ -23,6 +23,9 @@
 //	7: lex_docs.tf, each chunk's terms and frequencies as a jsonb map,
 //	   filled from the tsvectors (rows up to 8 kB stay uncompressed), and
 //	   a GIN index per field in place of the one over the tsvector.
+//	8: drops version 5's index (lex_terms is read by its primary key,
+//	   the fields listed) and leaves room on lex_terms' pages for its
+//	   updates.
 package migrations
 
 import (

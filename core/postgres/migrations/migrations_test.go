@@ -103,6 +103,7 @@ func TestEachVersion(t *testing.T) {
 		{5, merge(meta, store, lex, kv), []string{"vectors_notify_delete", "vectors_notify_insert", "vectors_notify_update"}, []string{"lex_bm25", "lex_tf", "notify_vectors"}, seq},
 		{6, merge(meta, lex, kv), nil, []string{"lex_bm25", "lex_tf"}, nil},
 		{7, merge(meta, lex7, kv), nil, []string{"lex_bm25", "lex_tf"}, nil},
+		{8, merge(meta, lex7, kv), nil, []string{"lex_bm25", "lex_tf"}, nil},
 	}
 	if len(cases) != Latest() {
 		t.Fatalf("the test covers %d versions, there are %d: add a case", len(cases), Latest())
@@ -198,9 +199,9 @@ func TestIndexesLeadWithNamespace(t *testing.T) {
 			t.Errorf("index %s starts with %s, not ns", idx, col)
 		}
 	}
-	// meta's key; lex_docs' key, time and field indexes; lex_terms' key
-	// and term; lex_stats' key.
-	if n < 7 {
+	// meta's key; lex_docs' key, time and three field indexes;
+	// lex_terms' key; lex_stats' key.
+	if n < 8 {
 		t.Errorf("found %d indexes; the query is broken", n)
 	}
 }
