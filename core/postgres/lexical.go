@@ -498,7 +498,7 @@ func updateTermStats(ctx context.Context, tx pgx.Tx, ns string, delta map[termKe
 		return dTerms, nil // no term can have reached 0
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM lex_terms
-		WHERE ns = $1 AND field = ANY('{A,B,C}'::"char"[]) AND term = ANY($2) AND df <= 0`, ns, fewer); err != nil {
+		WHERE ns = $1 AND `+sqlEveryField+` AND term = ANY($2) AND df <= 0`, ns, fewer); err != nil {
 		return dTerms, fmt.Errorf("updating term statistics: %w", err)
 	}
 	return dTerms, nil

@@ -157,10 +157,15 @@ func queryTerms(toks []string) (distinct []string, mult map[string]int) {
 	return distinct, mult
 }
 
+// sqlEveryField names the three fields in a condition on lex_terms, so
+// that a lookup of terms by namespace walks the primary key (ns, field,
+// term): the table has no index by term.
+const sqlEveryField = `field = ANY('{A,B,C}'::"char"[])`
+
 // sqlTermDFs reads the document frequencies of terms $2 in namespace $1,
 // by field.
 const sqlTermDFs = `SELECT field::text, term, df FROM lex_terms
-	WHERE ns = $1 AND field = ANY('{A,B,C}'::"char"[]) AND term = ANY($2)`
+	WHERE ns = $1 AND ` + sqlEveryField + ` AND term = ANY($2)`
 
 // bm25IDF returns the idf of a term in a field, from the namespace's
 // statistics st and the query terms' document frequencies df.
