@@ -234,13 +234,16 @@ func nsName(ns string) string {
 }
 
 // searchSlots is how many recalls a long-lived engine runs at once: one
-// for each processor Go schedules on, at least two. A recall is CPU
-// work from end to end (its store and index pages are resident), so
-// more at once finish no sooner: they only share the processors with
-// each other and with the commit of the appends waiting beside them,
-// whose latency grew with the recalls running (under 32 clients, a
-// commit got a twentieth of a core). Waiting recalls queue in order.
-func searchSlots() int { return max(runtime.GOMAXPROCS(0), 2) }
+// more than the processors Go schedules on, and at least three. A recall's
+// store and index pages are resident, so it is CPU work, but not one
+// core's from end to end: its BM25 and vector searches run side by side,
+// and the steps after them on one core, which leaves a core idle between
+// recalls when there are only as many as processors (the server then used
+// 160% of 2 cores). The extra recall fills that gap; more than one
+// extra only shares the processors with the commits of the appends
+// waiting beside them (docs/benchmarks.md, "huimem serve under load").
+// Waiting recalls queue in order.
+func searchSlots() int { return max(runtime.GOMAXPROCS(0), 2) + 1 }
 
 // searchSlot waits for a slot to run a recall in, in a long-lived
 // engine, and returns the function that gives it back; it fails with
