@@ -68,6 +68,10 @@ type PostgresConfig struct {
 	// server's exact cache. Opening fails when the database has no
 	// pgvector extension. See docs/postgres.md.
 	HNSW bool `mapstructure:"hnsw" json:"hnsw" yaml:"hnsw"`
+	// NoLexicalCopy answers BM25 searches with SQL alone, instead of from
+	// each server's in-memory copy of the lexical index (about 1.9 KB a
+	// chunk; see docs/postgres.md).
+	NoLexicalCopy bool `mapstructure:"no_lexical_copy" json:"no_lexical_copy" yaml:"no_lexical_copy"`
 }
 
 // DefaultLockWait is the default of storage.lock_wait.

@@ -40,6 +40,12 @@ type Backend struct {
 	// HNSW index on PostgreSQL), used by recall instead of the engine's
 	// exact scan of its per-process cache.
 	Vectors VectorSearcher
+	// Warm, when set, loads what the backend keeps in each process's
+	// memory to answer reads (the PostgreSQL backend's copy of its
+	// lexical index) and waits until it is loaded or Index is closed. A
+	// long-lived engine starts it when it opens; [Engine.Warm] waits for
+	// it.
+	Warm func(ctx context.Context) error
 }
 
 // VectorSearcher is a backend's vector search. Search returns up to k

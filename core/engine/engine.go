@@ -165,6 +165,17 @@ func (e *Engine) Home() string { return e.home }
 // EmbedderInfo returns the embedder's name, model and dimension.
 func (e *Engine) EmbedderInfo() core.EmbedderInfo { return e.info }
 
+// Warm loads what the engine's backend keeps in memory to answer reads,
+// and waits until it is loaded, as a long-lived engine is soon after it
+// opens: benchmarks call it before they time reads. Without a backend, or
+// with nothing to load, it returns at once.
+func (e *Engine) Warm(ctx context.Context) error {
+	if e.backend == nil || e.backend.Warm == nil {
+		return nil
+	}
+	return e.backend.Warm(ctx)
+}
+
 // Close closes the index and the store, then calls [Options.OnClose]. It
 // waits for writes in progress; Close is safe to call more than once.
 func (e *Engine) Close() error {

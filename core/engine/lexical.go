@@ -23,3 +23,12 @@ type Lexical interface {
 }
 
 var _ Lexical = (*index.Index)(nil)
+
+// freshener is a Lexical that answers reads from a copy in this process's
+// memory, which it brings up to date with other processes' writes before
+// each read (the PostgreSQL backend's, core/postgres). Fresh brings it up
+// to date once and returns a context under which the reads that follow
+// skip that step: a recall calls it once for its several reads.
+type freshener interface {
+	Fresh(ctx context.Context) context.Context
+}

@@ -22,8 +22,9 @@ import (
 // The steps, in search: addNeighbours puts the neighbours of the BM25
 // candidates that lie in the search's scope into the pool (read from the
 // store, no search); contextIDs reads the links of every candidate and
-// names the neighbours outside the pool, which fillSignals scores in the
-// same search that gives the other candidates their missing BM25 score;
+// names the neighbours outside the pool, which contextAndBM25 scores in
+// the same search that gives the other candidates their missing BM25
+// score;
 // addContext adds the neighbours' scores.
 
 // nextShare is the weight of the next chunk's score against the previous
@@ -69,10 +70,14 @@ func (r *reader) addNeighbours(p params, pl *candPool) (map[string]store.ChunkHe
 	if err := r.heads(hs, ids); err != nil {
 		return nil, err
 	}
+	pl.ahead.read(r.st, p.ns, ids, hs)
 	add := neighbourIDs(hs, ids, func(id string) bool { return pl.byID[id] != nil })
 	if err := r.heads(hs, add); err != nil {
 		return nil, err
 	}
+	// The neighbours' vectors are read beside the rest of the search; a
+	// neighbour left out of the pool is read for nothing.
+	pl.ahead.read(r.st, p.ns, add, hs)
 	var check []string // in the window, to be checked against the filter
 	for _, id := range add {
 		h, ok := hs[id]

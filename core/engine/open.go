@@ -140,6 +140,9 @@ func (e *Engine) openBackend(ctx context.Context, opts Options, lockWait time.Du
 	}
 	e.vx = e.newVectors()
 	e.acc.heard.Store(e.storeGen()) // the caches are empty
+	if b.Warm != nil && e.longLived {
+		go b.Warm(context.Background()) // returns when the index closes
+	}
 	if b.Watch != nil {
 		stop, err := b.Watch(context.Background(), cacheInvalidator{e.shared})
 		if err != nil {

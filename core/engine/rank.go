@@ -173,9 +173,14 @@ func (r *reader) withRelevance(ctx context.Context, ix Lexical, text string, can
 		return err
 	})
 	hs := map[string]store.ChunkHead{}
+	for _, c := range top {
+		if c.hasHead {
+			hs[c.id] = c.head
+		}
+	}
 	var herr error
 	if *r.cfg.Retriever.ContextBoost > 0 {
-		herr = r.heads(hs, ids)
+		herr = r.heads(hs, ids) // those the search did not read
 	}
 	if err := cmp.Or(g.Wait(), herr); err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/huimemory/huimemory/core"
+	"github.com/huimemory/huimemory/core/store"
 )
 
 // params is one search over one time window.
@@ -32,6 +33,10 @@ type cand struct {
 	nb, nv        float64 // normalised signals
 	rel           float64 // absolute relevance, see relevance
 	session       string  // the chunk's session, when a BM25 search returned it
+	// head is the chunk's head when the search read it (hasHead), for
+	// the relevance floor, which would read it again.
+	head    store.ChunkHead
+	hasHead bool
 }
 
 // poolSize returns how many candidates to draw from each signal for k hits.
@@ -65,7 +70,21 @@ func (r *reader) recall(ctx context.Context, q core.Query) (*core.Results, error
 	if err != nil {
 		return nil, err
 	}
-	if err := r.beforeRead(ctx); err != nil {
+	// An index that keeps a copy in memory checks it against other
+	// servers' writes beside beforeRead's own check: two round trips at
+	// once. (An index swapped meanwhile, by a rebuild, checks again.)
+	r.ixMu.RLock()
+	f, _ := r.ix.(freshener)
+	r.ixMu.RUnlock()
+	freshCtx := make(chan context.Context, 1)
+	if f != nil {
+		go func() { freshCtx <- f.Fresh(ctx) }()
+	} else {
+		freshCtx <- ctx
+	}
+	err = r.beforeRead(ctx)
+	ctx = <-freshCtx
+	if err != nil {
 		return nil, err
 	}
 	release, err := r.searchSlot(ctx)

@@ -36,12 +36,30 @@ func (r *reader) search(ctx context.Context, ix Lexical, p params) ([]cand, erro
 	var vg errgroup.Group
 	var qv []float32
 	var vm []vector.Match
+	// Behind a backend the vector side also reads its candidates' heads,
+	// which contextIDs needs, as soon as it has them: beside the BM25
+	// side's reads instead of after them.
+	var vhs map[string]store.ChunkHead
 	vg.Go(func() (err error) {
 		qv, vm, err = r.searchVectors(ctx, ix, p)
-		return err
+		if err != nil || r.backend == nil || !bq.NoSession || len(vm) == 0 {
+			return err
+		}
+		ids := make([]string, len(vm))
+		for i, m := range vm {
+			ids[i] = m.ID
+		}
+		vhs = make(map[string]store.ChunkHead, len(ids))
+		return r.heads(vhs, ids)
 	})
 	pl := &candPool{byID: map[string]*cand{}}
-	defer func() { pl.all.Close() }()
+	if r.backend != nil && bq.NoSession && rc.VectorWeight > 0 {
+		pl.ahead = &vecAhead{raw: map[string]aheadVec{}}
+	}
+	defer func() {
+		pl.ahead.wait()
+		pl.all.Close()
+	}()
 	hs, err := r.lexicalCandidates(ctx, ix, p, bq, pl)
 	if verr := vg.Wait(); err == nil {
 		err = verr
@@ -50,18 +68,44 @@ func (r *reader) search(ctx context.Context, ix Lexical, p params) ([]cand, erro
 		return nil, err
 	}
 	pl.addVectors(vm)
-	var around []string
 	if hs != nil {
-		if around, err = r.contextIDs(pl, hs); err != nil {
-			return nil, err
+		for id, h := range vhs {
+			if _, ok := hs[id]; !ok {
+				hs[id] = h
+			}
 		}
 	}
-	own, err := r.fillSignals(ctx, ix, bq, qv, pl, around)
+	// The pool is complete: the cosines of the candidates the vectors did
+	// not find are read beside the context's heads and the missing BM25
+	// scores (a backend's store answers each read in a round trip).
+	var cg errgroup.Group
+	if need := pl.needCosines(); len(need) > 0 {
+		at := make(map[string]int64, len(need))
+		for _, c := range need {
+			if h, ok := hs[c.id]; ok {
+				at[c.id] = h.Time.UnixNano()
+			}
+		}
+		cg.Go(func() error {
+			ahead, err := pl.ahead.wait()
+			if err != nil {
+				return err
+			}
+			return r.fillCosines(qv, p.ns, need, at, ahead)
+		})
+	}
+	own, err := r.contextAndBM25(ctx, ix, bq, pl, hs)
+	if cerr := cg.Wait(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return nil, err
 	}
 	if hs != nil {
 		addContext(pl, hs, own, *rc.ContextBoost)
+		for _, c := range pl.order {
+			c.head, c.hasHead = hs[c.id]
+		}
 	}
 	// A candidate with no shared term and no positive similarity is no
 	// evidence at all.
@@ -89,6 +133,9 @@ func (r *reader) search(ctx context.Context, ix Lexical, p params) ([]cand, erro
 type candPool struct {
 	byID  map[string]*cand
 	order []*cand
+	// ahead, when set, reads the candidates' vectors as their heads come
+	// (vecahead.go).
+	ahead *vecAhead
 	// all holds the BM25 score of every chunk the BM25 search matched
 	// when the search could keep them (see addBM25); nil otherwise. The
 	// search closes it.
@@ -199,32 +246,37 @@ func (pl *candPool) addVectors(vm []vector.Match) {
 	}
 }
 
-// fillSignals gives every candidate the signal that its list did not,
-// exactly: the BM25 score of those only the vectors (or the neighbour
-// context) found, and the cosine (and time) of those only BM25 found. It
-// returns the BM25 scores of the chunks in also, which are not
-// candidates (see neighbours.go); those that share no term are absent.
-// The cosines are read beside the BM25 search: the two write different
-// fields of a candidate.
-func (r *reader) fillSignals(ctx context.Context, ix Lexical, bq index.Search, qv []float32, pl *candPool, also []string) (map[string]float64, error) {
-	var needBM, needCos []*cand
+// needCosines returns the candidates without a cosine: those the vector
+// search did not return.
+func (pl *candPool) needCosines() []*cand {
+	var need []*cand
+	for _, c := range pl.order {
+		if c.cos <= -2 {
+			need = append(need, c)
+		}
+	}
+	return need
+}
+
+// contextAndBM25 reads the heads the neighbour context needs (with hs,
+// the heads lexicalCandidates read; nil with the context off), gives the
+// candidates without a BM25 score theirs, and returns the own scores of
+// the neighbours outside the pool (see fillBM25).
+func (r *reader) contextAndBM25(ctx context.Context, ix Lexical, bq index.Search, pl *candPool, hs map[string]store.ChunkHead) (map[string]float64, error) {
+	var around []string
+	if hs != nil {
+		var err error
+		if around, err = r.contextIDs(pl, hs); err != nil {
+			return nil, err
+		}
+	}
+	var need []*cand
 	for _, c := range pl.order {
 		if c.bm25 < 0 {
-			needBM = append(needBM, c)
-		}
-		if c.cos <= -2 {
-			needCos = append(needCos, c)
+			need = append(need, c)
 		}
 	}
-	var g errgroup.Group
-	if len(needCos) > 0 {
-		g.Go(func() error { return r.fillCosines(qv, needCos) })
-	}
-	own, err := fillBM25(ctx, ix, bq, pl, needBM, also)
-	if gerr := g.Wait(); err == nil {
-		err = gerr
-	}
-	return own, err
+	return fillBM25(ctx, ix, bq, pl, need, around)
 }
 
 // fillBM25 gives the candidates in need their BM25 scores (0 for those
@@ -278,21 +330,65 @@ func fillBM25(ctx context.Context, ix Lexical, bq index.Search, pl *candPool, ne
 
 // fillCosines gives the candidates their times and their cosines with
 // the query vector qv (0 without one, or for a chunk with no vector).
-func (r *reader) fillCosines(qv []float32, need []*cand) error {
+// ahead holds the vectors read ahead (vecahead.go). at holds the chunk
+// times of candidates whose heads were read: a chunk's vector is stored
+// under its namespace ns and time, so that it is read in one lookup,
+// where finding it by id alone takes two (on a backend, two round trips).
+// A candidate whose vector is not under its time (or not in at) is looked
+// up by id.
+func (r *reader) fillCosines(qv []float32, ns string, need []*cand, at map[string]int64, ahead map[string]aheadVec) error {
+	var v []float32
+	cosine := func(c *cand, raw []byte) {
+		c.cos = 0
+		if raw != nil && qv != nil {
+			v = store.DecodeVector(v[:0], raw)
+			c.cos = float64(vector.Dot(qv, v))
+		}
+	}
+	var left []*cand
+	for _, c := range need {
+		if a, ok := ahead[c.id]; ok {
+			c.time = a.time
+			cosine(c, a.raw)
+		} else {
+			left = append(left, c)
+		}
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	need = left
 	return r.st.View(func(tx *store.Tx) error {
-		ids := make([]string, len(need))
-		for i, c := range need {
+		var keys []vector.Key
+		for _, c := range need {
+			if t, ok := at[c.id]; ok {
+				keys = append(keys, vector.Key{ID: c.id, Time: t})
+			}
+		}
+		tx.PrefetchVectorsAt(ns, keys)
+		var byID []*cand
+		for _, c := range need {
+			t, ok := at[c.id]
+			var raw []byte
+			if ok {
+				raw = tx.VectorAt(ns, t, c.id)
+			}
+			if raw == nil {
+				byID = append(byID, c)
+				continue
+			}
+			c.time = t
+			cosine(c, raw)
+		}
+		ids := make([]string, len(byID))
+		for i, c := range byID {
 			ids[i] = c.id
 		}
 		tx.PrefetchRawVectors(ids)
-		var v []float32
-		for _, c := range need {
+		for _, c := range byID {
 			raw, t := tx.RawVector(c.id)
-			c.time, c.cos = t, 0
-			if raw != nil && qv != nil {
-				v = store.DecodeVector(v[:0], raw)
-				c.cos = float64(vector.Dot(qv, v))
-			}
+			c.time = t
+			cosine(c, raw)
 		}
 		return nil
 	})

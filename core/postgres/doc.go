@@ -13,7 +13,10 @@
 //     it): a tsvector per chunk built in Go from core/index's own analyzer
 //     (so both backends see the same terms), with the BM25 statistics
 //     kept in step in the writing transaction, and a BM25 search scored
-//     as the embedded bleve index scores it;
+//     as the embedded bleve index scores it; [EngineIndex] answers
+//     searches from each server's in-memory copy of the index, which
+//     follows every server's writes through a change log (lexlog.go,
+//     lexmirror.go, lexmirror_search.go);
 //   - fresh vector caches ([DB.WatchVectors]): each server keeps its own
 //     core/vector cache, loaded from the store; the store's transactions
 //     announce the namespaces and days they change and their generation

@@ -35,13 +35,28 @@ const versionKey = "lex_version"
 // Methods without a context (Apply, ApplyParts, Gen, Count, Reset) run
 // with [context.Background]. It is safe for concurrent use, by any
 // number of processes.
+//
+// Searches with text, IDF and Presence are answered from an in-memory
+// copy of the index that follows every server's writes (lexmirror.go),
+// once it has loaded in the background; until then, and whenever the
+// copy cannot answer, from the SQL.
 type EngineIndex struct {
 	db *DB
 	lx *Lexical
+	m  *lexMirror
 }
 
-// EngineIndex returns the database's lexical index for the engine.
-func (db *DB) EngineIndex() *EngineIndex { return &EngineIndex{db: db, lx: db.Lexical()} }
+// EngineIndex returns the database's lexical index for the engine, with
+// no in-memory copy when the configuration's NoLexicalCopy is set. Close
+// it to stop its copy's loading.
+func (db *DB) EngineIndex() *EngineIndex {
+	m := newLexMirror(db)
+	if db.cfg.NoLexicalCopy {
+		m.off = true
+		m.close()
+	}
+	return &EngineIndex{db: db, lx: db.Lexical(), m: m}
+}
 
 // Apply indexes docs (each in its namespace, Doc.NS; a doc already
 // indexed is replaced), removes the chunks in deletes, whatever their
@@ -102,6 +117,9 @@ func (x *EngineIndex) ApplyParts(docs []index.Doc, parts [][]string, deletes []s
 				return fmt.Errorf("indexing namespace %q: %w", ns, err)
 			}
 		}
+		if err := logChange(ctx, tx, changed(byNS, deletes)); err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, `INSERT INTO meta (ns, key, value) VALUES ('', $1, $2)
 			ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value`,
 			genKey, []byte(strconv.FormatUint(gen, 10)))
@@ -150,6 +168,17 @@ func groupByNS(docs []index.Doc, parts [][]string, deletes []string) map[string]
 	return byNS
 }
 
+// changed returns the ids an apply writes or removes.
+func changed(byNS map[string]*nsDocs, deletes []string) []string {
+	ids := slices.Clone(deletes)
+	for _, g := range byNS {
+		for i := range g.docs {
+			ids = append(ids, g.docs[i].ID)
+		}
+	}
+	return ids
+}
+
 // findDeleted returns the ids in deletes that are indexed, by the
 // namespace that holds them.
 func findDeleted(ctx context.Context, tx pgx.Tx, deletes []string) (map[string][]string, error) {
@@ -195,6 +224,11 @@ func nsOrder(byNS map[string]*nsDocs, gone map[string][]string) []string {
 
 // Search runs a BM25 search in namespace s.NS (see [Lexical.Search]).
 func (x *EngineIndex) Search(ctx context.Context, s index.Search) ([]index.Match, error) {
+	if s.Text != "" && s.Size > 0 {
+		if ms, ok := x.m.search(ctx, s); ok {
+			return ms, nil
+		}
+	}
 	return x.lx.Search(ctx, s)
 }
 
@@ -223,6 +257,9 @@ func (x *EngineIndex) Analyze(text string) []string {
 // (one snapshot), which is the same when the database holds one
 // namespace. It probes lex_terms once per namespace and term.
 func (x *EngineIndex) IDF(ctx context.Context, terms []string) ([]float64, uint64, error) {
+	if out, n, ok := x.m.idf(ctx, terms); ok {
+		return out, n, nil
+	}
 	var n int64
 	var dfs []int64
 	err := x.db.pool.QueryRow(ctx, `SELECT
@@ -251,6 +288,11 @@ func (x *EngineIndex) IDF(ctx context.Context, terms []string) ([]float64, uint6
 // or [index.Absent], as [index.Index.Presence] does. An id that is not in
 // the index gets Absent for every term.
 func (x *EngineIndex) Presence(ctx context.Context, ids, terms []string) ([][]uint8, error) {
+	if len(ids) > 0 && len(terms) > 0 {
+		if out, ok := x.m.presence(ctx, ids, terms); ok {
+			return out, nil
+		}
+	}
 	out := make([][]uint8, len(ids))
 	for i := range out {
 		out[i] = make([]uint8, len(terms))
@@ -351,8 +393,30 @@ func (x *EngineIndex) Count() (uint64, error) {
 	return uint64(n), nil
 }
 
-// Close does nothing: the connection pool belongs to the [DB].
-func (x *EngineIndex) Close() error { return nil }
+// Fresh brings the in-memory copy up to date with every server's writes
+// and returns a context under which this index's reads use the copy as
+// it is, without checking the log again: for the several reads of one
+// recall. They still see the changes that later checks bring in.
+func (x *EngineIndex) Fresh(ctx context.Context) context.Context {
+	if !x.m.fresh(ctx) {
+		return ctx
+	}
+	return context.WithValue(ctx, freshKey{x.m}, true)
+}
+
+// freshKey marks a context under which a copy counts as up to date.
+type freshKey struct{ m *lexMirror }
+
+// Warm loads the in-memory copy of the index, if it is not loaded, and
+// waits until it is, or the index is closed, or ctx is done.
+func (x *EngineIndex) Warm(ctx context.Context) error { return x.m.waitReady(ctx) }
+
+// Close stops the loading of the in-memory copy, if one is under way;
+// the connection pool belongs to the [DB].
+func (x *EngineIndex) Close() error {
+	x.m.close()
+	return nil
+}
 
 // Reset removes every document and statistic of every namespace, sets
 // the generation to 0 and records this build's analyzer version, in one
@@ -363,6 +427,9 @@ func (x *EngineIndex) Reset() error {
 	return x.db.InTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `TRUNCATE lex_docs, lex_terms, lex_stats`); err != nil {
 			return fmt.Errorf("emptying the lexical index: %w", err)
+		}
+		if err := resetLog(ctx, tx); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM meta WHERE ns = '' AND key = $1`, genKey); err != nil {
 			return fmt.Errorf("resetting the index generation: %w", err)

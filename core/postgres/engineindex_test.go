@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"math"
 	"path/filepath"
 	"slices"
@@ -180,10 +181,46 @@ func (x *engineIxs) applyParts(t *testing.T, docs []index.Doc, parts [][]string,
 var approx = cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(a)) })
 
 // compareEngine runs every search, Matching, IDF, Presence, Count and
-// Gen on both and reports the differences.
-func compareEngine(t *testing.T, stage string, want *engineIxs, got *EngineIndex) {
+// Gen on both and reports the differences. With fromCopy, it waits for
+// got's in-memory copy and has the copy answer every search with text,
+// IDF and Presence (failing where it cannot); without, got's copy must be
+// closed, and the SQL answers.
+func compareEngine(t *testing.T, stage string, want *engineIxs, got *EngineIndex, fromCopy bool) {
 	t.Helper()
 	ctx := t.Context()
+	if fromCopy {
+		if err := got.m.waitReady(ctx); err != nil {
+			t.Fatalf("%s: loading the copy: %v", stage, err)
+		}
+	}
+	search := func(s index.Search) ([]index.Match, error) {
+		if !fromCopy || s.Text == "" {
+			return got.Search(ctx, s)
+		}
+		ms, ok := got.m.search(ctx, s)
+		if !ok {
+			t.Fatalf("%s: the copy did not answer %+v", stage, s)
+		}
+		return ms, nil
+	}
+	idf := got.IDF
+	presence := got.Presence
+	if fromCopy {
+		idf = func(ctx context.Context, terms []string) ([]float64, uint64, error) {
+			out, n, ok := got.m.idf(ctx, terms)
+			if !ok {
+				t.Fatalf("%s: the copy did not answer IDF", stage)
+			}
+			return out, n, nil
+		}
+		presence = func(ctx context.Context, ids, terms []string) ([][]uint8, error) {
+			out, ok := got.m.presence(ctx, ids, terms)
+			if !ok {
+				t.Fatalf("%s: the copy did not answer Presence", stage)
+			}
+			return out, nil
+		}
+	}
 	loc := time.FixedZone("UTC+8", 8*3600)
 	for _, c := range engineSearches {
 		s := c.s
@@ -201,7 +238,7 @@ func compareEngine(t *testing.T, stage string, want *engineIxs, got *EngineIndex
 		if err != nil {
 			t.Fatalf("%s: %s: bleve: %v", stage, c.name, err)
 		}
-		gm, err := got.Search(ctx, s)
+		gm, err := search(s)
 		if err != nil {
 			t.Fatalf("%s: %s: postgres: %v", stage, c.name, err)
 		}
@@ -225,7 +262,7 @@ func compareEngine(t *testing.T, stage string, want *engineIxs, got *EngineIndex
 	if err != nil {
 		t.Fatal(err)
 	}
-	gf, gn, err := got.IDF(ctx, engineTerms)
+	gf, gn, err := idf(ctx, engineTerms)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +279,7 @@ func compareEngine(t *testing.T, stage string, want *engineIxs, got *EngineIndex
 	if err != nil {
 		t.Fatal(err)
 	}
-	gp, err := got.Presence(ctx, ids, engineTerms)
+	gp, err := presence(ctx, ids, engineTerms)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,10 +308,24 @@ func compareEngine(t *testing.T, stage string, want *engineIxs, got *EngineIndex
 // TestEngineIndexMatchesBleve indexes the same documents into bleve and
 // into an EngineIndex, then compares every search, Matching, IDF,
 // Presence, Count and Gen: after indexing, after replacing and deleting
-// documents, and after a reset and a fresh fill.
+// documents, and after a reset and a fresh fill; once answered by the SQL
+// and once by the in-memory copy, which follows the changes through the
+// log and loads again after the reset.
 func TestEngineIndexMatchesBleve(t *testing.T) {
+	for _, fromCopy := range []bool{false, true} {
+		t.Run(map[bool]string{false: "sql", true: "copy"}[fromCopy], func(t *testing.T) {
+			testEngineIndexMatchesBleve(t, fromCopy)
+		})
+	}
+}
+
+func testEngineIndexMatchesBleve(t *testing.T, fromCopy bool) {
 	db := open(t)
 	got := db.EngineIndex()
+	if !fromCopy {
+		got.m.close()
+	}
+	defer got.Close()
 	want := newEngineIxs(t)
 
 	// Two batches, as the engine indexes in batches; the second replaces
@@ -288,7 +339,7 @@ func TestEngineIndexMatchesBleve(t *testing.T) {
 	if err := got.ApplyParts(rest, engineParts[4:], nil, 2); err != nil {
 		t.Fatal(err)
 	}
-	compareEngine(t, "indexed", want, got)
+	compareEngine(t, "indexed", want, got, fromCopy)
 
 	// Replace a2 (with its context from Doc.Context this time), delete
 	// chunks of two namespaces and an unknown id, and add one; a doc also
@@ -305,21 +356,21 @@ func TestEngineIndexMatchesBleve(t *testing.T) {
 	if err := got.Apply(docs, deletes, 7); err != nil {
 		t.Fatal(err)
 	}
-	compareEngine(t, "updated", want, got)
+	compareEngine(t, "updated", want, got, fromCopy)
 
 	// Only a generation.
 	want.applyParts(t, nil, nil, nil, 8)
 	if err := got.Apply(nil, nil, 8); err != nil {
 		t.Fatal(err)
 	}
-	compareEngine(t, "generation", want, got)
+	compareEngine(t, "generation", want, got, fromCopy)
 
 	if err := got.Reset(); err != nil {
 		t.Fatal(err)
 	}
 	fresh := newEngineIxs(t)
 	fresh.applyParts(t, nil, nil, nil, 0)
-	compareEngine(t, "reset", fresh, got)
+	compareEngine(t, "reset", fresh, got, fromCopy)
 	for _, ns := range []string{"", "n1", "n2"} {
 		st, err := db.Lexical().Stats(t.Context(), ns)
 		if err != nil {
@@ -334,7 +385,7 @@ func TestEngineIndexMatchesBleve(t *testing.T) {
 	if err := got.ApplyParts(engineDocs, engineParts, nil, 3); err != nil {
 		t.Fatal(err)
 	}
-	compareEngine(t, "refilled", fresh, got)
+	compareEngine(t, "refilled", fresh, got, fromCopy)
 }
 
 // TestEngineIndexStatisticsAfterDeletes checks that deleting across

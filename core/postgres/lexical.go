@@ -208,7 +208,14 @@ func (x *Lexical) ApplyTx(ctx context.Context, tx pgx.Tx, ns string, docs []inde
 	if err != nil {
 		return err
 	}
-	return applyTx(ctx, tx, ns, docs, fields, deletes)
+	if err := applyTx(ctx, tx, ns, docs, fields, deletes); err != nil {
+		return err
+	}
+	ids := slices.Clone(deletes)
+	for i := range docs {
+		ids = append(ids, docs[i].ID)
+	}
+	return logChange(ctx, tx, ids)
 }
 
 // analyses caches the analysis of each distinct string during one

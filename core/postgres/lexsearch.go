@@ -183,12 +183,24 @@ func bm25IDF(st Stats, df map[termKey]int64) func(f byte, t string) float64 {
 	}
 }
 
-// bm25Args returns bm25SQL's parameters for the query terms toks (distinct
-// of them, each mult times): the tsquery, each distinct term (t0, t1, ...)
-// with its multiplicity (m0, ...) and its weight in each searched field
-// (wa0, wb0, wc0, ...), and the fields' average lengths (avga, avgb,
-// avgc).
-func bm25Args(s Search, st Stats, toks, distinct []string, mult map[string]int, df map[termKey]int64) pgx.NamedArgs {
+// bm25Plan is what scoring a query takes besides each chunk's own
+// frequencies and lengths, from the namespace's statistics.
+type bm25Plan struct {
+	// avg is each field's average length (text, reply, ctx).
+	avg [3]float64
+	// w is each searched field's weight of each distinct term: its
+	// multiplicity times boost*idf^2 times the query norm; nil for a field
+	// not searched (boost 0).
+	w [3][]float64
+	// m is each distinct term's multiplicity, and ntok the query's tokens.
+	m    []int32
+	ntok float64
+}
+
+// newBM25Plan returns the plan of the query terms toks (distinct of them,
+// each mult times) under statistics st and the terms' document
+// frequencies df.
+func newBM25Plan(s Search, st Stats, toks, distinct []string, mult map[string]int, df map[termKey]int64) bm25Plan {
 	boosts := [3]float64{1, s.ReplyBoost, s.ContextBoost}
 	n := float64(st.Docs)
 	idf := bm25IDF(st, df)
@@ -203,20 +215,44 @@ func bm25Args(s Search, st Stats, toks, distinct []string, mult map[string]int, 
 		}
 	}
 	qn := 1 / math.Sqrt(sum)
-	args := pgx.NamedArgs{
-		"ns": s.NS, "q": orQuery(distinct),
-		"ntok": float64(len(toks)), "k1": search.BM25_k1, "b": search.BM25_b, "size": s.Size,
-	}
+	p := bm25Plan{ntok: float64(len(toks)), m: make([]int32, len(distinct))}
 	for k := range boosts {
-		args[fmt.Sprintf("avg%c", 'a'+k)] = math.Max(1, math.Ceil(float64(st.Terms[k])/n))
+		p.avg[k] = math.Max(1, math.Ceil(float64(st.Terms[k])/n))
+		if boosts[k] > 0 {
+			p.w[k] = make([]float64, len(distinct))
+		}
 	}
 	for i, t := range distinct {
-		args[fmt.Sprintf("t%d", i)] = t
-		args[fmt.Sprintf("m%d", i)] = int32(mult[t])
+		p.m[i] = int32(mult[t])
 		for k, f := range []byte{fieldText, fieldReply, fieldCtx} {
 			if boosts[k] > 0 {
 				id := idf(f, t)
-				args[fmt.Sprintf("w%c%d", 'a'+k, i)] = float64(mult[t]) * boosts[k] * id * id * qn
+				p.w[k][i] = float64(mult[t]) * boosts[k] * id * id * qn
+			}
+		}
+	}
+	return p
+}
+
+// bm25Args returns bm25SQL's parameters for the query terms toks (see
+// newBM25Plan): the tsquery, each distinct term (t0, t1, ...) with its
+// multiplicity (m0, ...) and its weight in each searched field (wa0, wb0,
+// wc0, ...), and the fields' average lengths (avga, avgb, avgc).
+func bm25Args(s Search, st Stats, toks, distinct []string, mult map[string]int, df map[termKey]int64) pgx.NamedArgs {
+	p := newBM25Plan(s, st, toks, distinct, mult, df)
+	args := pgx.NamedArgs{
+		"ns": s.NS, "q": orQuery(distinct),
+		"ntok": p.ntok, "k1": search.BM25_k1, "b": search.BM25_b, "size": s.Size,
+	}
+	for k := range p.avg {
+		args[fmt.Sprintf("avg%c", 'a'+k)] = p.avg[k]
+	}
+	for i, t := range distinct {
+		args[fmt.Sprintf("t%d", i)] = t
+		args[fmt.Sprintf("m%d", i)] = p.m[i]
+		for k := range p.w {
+			if p.w[k] != nil {
+				args[fmt.Sprintf("w%c%d", 'a'+k, i)] = p.w[k][i]
 			}
 		}
 	}

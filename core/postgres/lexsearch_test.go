@@ -6,8 +6,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/huimemory/huimemory/core"
-	"github.com/huimemory/huimemory/core/index"
 	"github.com/huimemory/huimemory/internal/bench/synth"
 )
 
@@ -18,20 +16,7 @@ import (
 func TestTextFirstMatchesFullSearch(t *testing.T) {
 	db := open(t)
 	ctx := t.Context()
-	msgs := synth.Corpus(synth.Options{Seed: 7, Pairs: 1500})
-	var docs []index.Doc
-	for i := 0; i+1 < len(msgs); i += 2 {
-		d := index.Doc{ID: fmt.Sprintf("d%04d", i/2), Session: msgs[i].Session, Time: msgs[i].Time,
-			Text: msgs[i].Text, Reply: msgs[i+1].Text}
-		if msgs[i+1].Role != core.RoleAssistant {
-			d.Text += "\n" + msgs[i+1].Text
-			d.Reply = ""
-		}
-		if n := len(docs); n > 0 && i%3 == 0 {
-			d.Context = docs[n-1].Text
-		}
-		docs = append(docs, d)
-	}
+	docs := synthDocs(7, 1500, "d")
 	if err := db.Lexical().Apply(ctx, "", docs, nil); err != nil {
 		t.Fatal(err)
 	}

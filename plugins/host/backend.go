@@ -34,6 +34,7 @@ func PostgresBackend(b *postgres.Backend) *engine.Backend {
 		Store: b.Store,
 		Index: b.Index,
 		Watch: func(ctx context.Context, inv engine.Invalidator) (func(), error) { return b.Watch(ctx, inv) },
+		Warm:  b.Index.Warm,
 	}
 	if b.Vectors != nil { // not a typed nil in the interface
 		eb.Vectors = b.Vectors

@@ -26,6 +26,8 @@
 //	8: drops version 5's index (lex_terms is read by its primary key,
 //	   the fields listed) and leaves room on lex_terms' pages for its
 //	   updates.
+//	9: lex_log, the lexical index's change log, numbered in commit order
+//	   (lex_log_seq), that each server's in-memory copy follows.
 package migrations
 
 import (

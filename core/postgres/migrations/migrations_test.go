@@ -104,6 +104,7 @@ func TestEachVersion(t *testing.T) {
 		{6, merge(meta, lex, kv), nil, []string{"lex_bm25", "lex_tf"}, nil},
 		{7, merge(meta, lex7, kv), nil, []string{"lex_bm25", "lex_tf"}, nil},
 		{8, merge(meta, lex7, kv), nil, []string{"lex_bm25", "lex_tf"}, nil},
+		{9, merge(meta, lex7, kv, map[string][]string{"lex_log": {"seq", "at", "ids"}}), nil, []string{"lex_bm25", "lex_tf"}, []string{"lex_log_seq"}},
 	}
 	if len(cases) != Latest() {
 		t.Fatalf("the test covers %d versions, there are %d: add a case", len(cases), Latest())
@@ -172,8 +173,10 @@ func TestEachVersion(t *testing.T) {
 }
 
 // TestIndexesLeadWithNamespace checks that every index of every table
-// (but schema_version, and the store's kv tables, whose keys start with
-// the namespace themselves) starts with the ns column.
+// (but schema_version, the store's kv tables, whose keys start with the
+// namespace themselves, and lex_log, the lexical index's change log in
+// commit order, whose rows name chunks of any namespace) starts with the
+// ns column.
 func TestIndexesLeadWithNamespace(t *testing.T) {
 	p := pool(t)
 	if _, err := Apply(t.Context(), p, 0); err != nil {
@@ -183,7 +186,7 @@ func TestIndexesLeadWithNamespace(t *testing.T) {
 		FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
 		JOIN pg_namespace n ON n.oid = c.relnamespace
 		JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
-		WHERE n.nspname = 'public' AND c.relname NOT IN ('schema_version', 'kv', 'kv_buckets')`)
+		WHERE n.nspname = 'public' AND c.relname NOT IN ('schema_version', 'kv', 'kv_buckets', 'lex_log')`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,6 +123,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}},
 		{"progressive", func(i int) core.Query { return core.Query{Text: "前段时间 " + queries[i], Now: now} }},
 	}
+	// A running server has loaded what it keeps in memory.
+	if err := e.Warm(ctx); err != nil {
+		return nil, err
+	}
 	var ids []string
 	for _, k := range kinds {
 		// One untimed round warms the caches, as a running server's are.
