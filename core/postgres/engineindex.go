@@ -172,9 +172,7 @@ func groupByNS(docs []index.Doc, parts [][]string, deletes []string) map[string]
 func changed(byNS map[string]*nsDocs, deletes []string) []string {
 	ids := slices.Clone(deletes)
 	for _, g := range byNS {
-		for i := range g.docs {
-			ids = append(ids, g.docs[i].ID)
-		}
+		ids = withIDs(ids, g.docs)
 	}
 	return ids
 }

@@ -211,11 +211,15 @@ func (x *Lexical) ApplyTx(ctx context.Context, tx pgx.Tx, ns string, docs []inde
 	if err := applyTx(ctx, tx, ns, docs, fields, deletes); err != nil {
 		return err
 	}
-	ids := slices.Clone(deletes)
+	return logChange(ctx, tx, withIDs(slices.Clone(deletes), docs))
+}
+
+// withIDs appends the ids of docs to ids.
+func withIDs(ids []string, docs []index.Doc) []string {
 	for i := range docs {
 		ids = append(ids, docs[i].ID)
 	}
-	return logChange(ctx, tx, ids)
+	return ids
 }
 
 // analyses caches the analysis of each distinct string during one
@@ -288,10 +292,7 @@ func (a analyses) docs(docs []index.Doc, parts [][]string) ([][3]field, error) {
 // fields[i] holds the text, reply and ctx fields of docs[i].
 func applyTx(ctx context.Context, tx pgx.Tx, ns string, docs []index.Doc, fields [][3]field, deletes []string) error {
 	// What the replaced and deleted documents held.
-	gone := slices.Clone(deletes)
-	for i := range docs {
-		gone = append(gone, docs[i].ID)
-	}
+	gone := withIDs(slices.Clone(deletes), docs)
 	d := lexDelta{df: map[termKey]int{}}
 	if err := d.forgetTerms(ctx, tx, ns, gone); err != nil {
 		return err

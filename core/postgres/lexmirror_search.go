@@ -60,19 +60,18 @@ func (c *nsCopy) search(s Search, toks, distinct []string, mult map[string]int) 
 	p := newBM25Plan(s, c.stats, toks, distinct, mult, df)
 	w := newWindow(s)
 	top := topMatches{size: s.Size}
-	tf := make([][3]uint16, len(distinct))
 	consider := func(ord uint32) {
 		d := &c.docs[ord]
 		if d.id == "" || !w.admits(s.NS, d) {
 			return
 		}
+		a := newDocAcc(ord)
 		for i, n := range nums {
-			tf[i] = [3]uint16{}
 			if n >= 0 {
-				tf[i] = d.tf(uint32(n))
+				a.add(&p, i, d.tf(uint32(n)), d.lens)
 			}
 		}
-		if score, ok := p.score(tf, d.lens); ok {
+		if score, ok := a.score(&p); ok {
 			top.add(scored{d, score})
 		}
 	}
@@ -98,8 +97,8 @@ func (c *nsCopy) search(s Search, toks, distinct []string, mult map[string]int) 
 // accumulate scores the chunks that hold the terms nums (term numbers,
 // in query order; -1 for a term no chunk holds) in a searched field,
 // term at a time from the posting lists, each chunk once, and calls emit
-// with each that admit lets in. A chunk's score is summed in the order
-// bm25Plan.score sums it, term by term, so that both agree to the bit.
+// with each that admit lets in. Scores are summed by docAcc, as a
+// search restricted to ids sums them.
 func (c *nsCopy) accumulate(p *bm25Plan, nums []int64, admit func(ord uint32) bool, emit func(ord uint32, score float64)) {
 	sc := c.getScratch()
 	defer c.putScratch(sc)
@@ -116,55 +115,75 @@ func (c *nsCopy) accumulate(p *bm25Plan, nums []int64, admit func(ord uint32) bo
 					sc.out = append(sc.out, ord)
 					continue
 				}
-				sc.accs = append(sc.accs, docAcc{ord: ord, c: [3]float64{math.NaN(), math.NaN(), math.NaN()}})
+				sc.accs = append(sc.accs, newDocAcc(ord))
 				slot = int32(len(sc.accs))
 				sc.slot[ord] = slot
 			}
 			if slot < 0 {
 				continue
 			}
-			a := &sc.accs[slot-1]
-			tf := entryTF(post)
-			for k := range p.w {
-				x := tf[k]
-				if p.w[k] == nil || x == 0 {
-					continue
-				}
-				if math.IsNaN(a.c[k]) {
-					a.c[k] = lengthPart(c.docs[ord].lens[k], p.avg[k])
-				}
-				q := math.Sqrt(float64(x))
-				a.sum[k] += float64(p.w[k][i] * (search.BM25_k1 * q / (q + a.c[k])))
-				a.matched[k] += p.m[i]
-			}
+			sc.accs[slot-1].add(p, i, entryTF(post), c.docs[ord].lens)
 		}
 	}
 	for i := range sc.accs {
-		a := &sc.accs[i]
-		var total float64
-		hit := false
-		for k := range p.w {
-			if p.w[k] == nil {
-				continue
-			}
-			if a.matched[k] > 0 {
-				hit = true
-			}
-			total += float64(a.sum[k] * float64(a.matched[k]))
-		}
-		if hit {
-			emit(a.ord, total/p.ntok)
+		if score, ok := sc.accs[i].score(p); ok {
+			emit(sc.accs[i].ord, score)
 		}
 	}
 }
 
-// docAcc is a chunk's score as accumulate sums it: per field, the sum of
-// its terms' parts, the query tokens it holds, and its length part.
+// docAcc is a chunk's score as it is summed, term by term in query
+// order: per field, the sum of its terms' parts, the query tokens it
+// holds, and its length part (NaN until a term needs it).
 type docAcc struct {
 	ord     uint32
 	sum     [3]float64
 	matched [3]int32
 	c       [3]float64
+}
+
+func newDocAcc(ord uint32) docAcc {
+	return docAcc{ord: ord, c: [3]float64{math.NaN(), math.NaN(), math.NaN()}}
+}
+
+// add adds the query's distinct term i, whose frequencies in the chunk's
+// text, reply and ctx fields are tf, the chunk's field lengths being
+// lens: in each searched field that holds it, weight *
+// k1*sqrt(tf)/(sqrt(tf) + k1*(1 - b + b*len/avg)), as bm25SQL computes
+// it. Each product is converted before it is added, so that no platform
+// fuses it into a multiply-add the SQL does not do.
+func (a *docAcc) add(p *bm25Plan, i int, tf [3]uint16, lens [3]int32) {
+	for k := range p.w {
+		x := tf[k]
+		if p.w[k] == nil || x == 0 {
+			continue
+		}
+		if math.IsNaN(a.c[k]) {
+			a.c[k] = lengthPart(lens[k], p.avg[k])
+		}
+		q := math.Sqrt(float64(x))
+		a.sum[k] += float64(p.w[k][i] * (search.BM25_k1 * q / (q + a.c[k])))
+		a.matched[k] += p.m[i]
+	}
+}
+
+// score returns the chunk's BM25 score: the sum over the searched fields
+// of each field's sum times the query tokens it holds, over the query's
+// tokens; and whether the chunk holds a query term in a searched field
+// (is a candidate at all).
+func (a *docAcc) score(p *bm25Plan) (float64, bool) {
+	var total float64
+	hit := false
+	for k := range p.w {
+		if p.w[k] == nil {
+			continue
+		}
+		if a.matched[k] > 0 {
+			hit = true
+		}
+		total += float64(a.sum[k] * float64(a.matched[k]))
+	}
+	return total / p.ntok, hit
 }
 
 // scratch is one search's accumulators: slot maps a chunk's ordinal to
@@ -194,41 +213,6 @@ func (c *nsCopy) putScratch(sc *scratch) {
 	}
 	sc.accs, sc.out = sc.accs[:0], sc.out[:0]
 	c.scratch.Put(sc)
-}
-
-// score returns the BM25 score of a chunk with field lengths lens and
-// frequencies tf of the query's distinct terms, as bm25SQL computes it,
-// and whether the chunk holds a query term in a searched field (is a
-// candidate at all). Each product is converted before it is added, so
-// that no platform fuses it into a multiply-add the SQL does not do.
-func (p *bm25Plan) score(tf [][3]uint16, lens [3]int32) (float64, bool) {
-	var total float64
-	hit := false
-	for k := range p.w {
-		if p.w[k] == nil {
-			continue
-		}
-		var sum float64
-		var matched int32
-		c := math.NaN()
-		for i, w := range p.w[k] {
-			x := tf[i][k]
-			if x == 0 {
-				continue
-			}
-			if math.IsNaN(c) {
-				c = lengthPart(lens[k], p.avg[k])
-			}
-			q := math.Sqrt(float64(x))
-			sum += float64(w * (search.BM25_k1 * q / (q + c)))
-			matched += p.m[i]
-		}
-		if matched > 0 {
-			hit = true
-		}
-		total += float64(sum * float64(matched))
-	}
-	return total / p.ntok, hit
 }
 
 // lengthPart is k1*(1 - b + b*len/avg), len recovered as bleve recovers it
